@@ -1,0 +1,77 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Bionic)
+    import Bionic
+#else
+    #error("SDKEventBus needs a platform lock")
+#endif
+
+/// A value guarded by a lock, in one allocation.
+///
+/// The package's shared mutable state is small and every operation on it is a few instructions, so
+/// a lock taken briefly beats an actor hop. `Mutex` from the `Synchronization` module would do the
+/// same but needs iOS 18 / macOS 15.
+///
+/// Never call user code or resume a continuation inside ``withLock(_:)``: return what must happen
+/// and do it after the lock is released.
+struct LockedValue<Value>: @unchecked Sendable {
+    // @unchecked: the value is only reached through `withLock`, which holds the lock, and `Value`
+    // is required to be `Sendable` where it is created, so nothing non-sendable escapes it.
+
+    #if canImport(Darwin)
+        typealias Primitive = os_unfair_lock
+    #else
+        typealias Primitive = pthread_mutex_t
+    #endif
+
+    /// The value and its lock, tail-allocated together.
+    final class Buffer: ManagedBuffer<Value, Primitive> {
+        deinit {
+            withUnsafeMutablePointerToElements { lock in
+                #if !canImport(Darwin)
+                    pthread_mutex_destroy(lock)
+                #endif
+                lock.deinitialize(count: 1)
+            }
+        }
+    }
+
+    private let buffer: Buffer
+
+    /// Creates the guarded value.
+    init(_ value: Value) where Value: Sendable {
+        let buffer = Buffer.create(minimumCapacity: 1) { _ in value }
+        buffer.withUnsafeMutablePointerToElements { lock in
+            #if canImport(Darwin)
+                lock.initialize(to: os_unfair_lock())
+            #else
+                lock.initialize(to: pthread_mutex_t())
+                let result = pthread_mutex_init(lock, nil)
+                precondition(result == 0, "pthread_mutex_init failed: \(result)")
+            #endif
+        }
+        self.buffer = unsafeDowncast(buffer, to: Buffer.self)
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    ///
+    /// - Parameter body: Reads or changes the value. It must not call user code or block.
+    /// - Returns: What `body` returns.
+    @inline(__always)
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try buffer.withUnsafeMutablePointers { value, lock in
+            #if canImport(Darwin)
+                os_unfair_lock_lock(lock)
+                defer { os_unfair_lock_unlock(lock) }
+            #else
+                pthread_mutex_lock(lock)
+                defer { pthread_mutex_unlock(lock) }
+            #endif
+            return try body(&value.pointee)
+        }
+    }
+}
