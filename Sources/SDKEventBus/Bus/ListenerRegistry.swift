@@ -1,0 +1,136 @@
+/// The listeners of one bus: plain synchronous state, guarded by the bus's lock.
+///
+/// - One bucket per ``SystemEvent`` (an array indexed by the event's ordinal, not a hash map). A
+///   bucket lists its listeners in subscription order, so a fire can be delivered by walking one
+///   array from the front. An ended subscription leaves a `nil` hole that later ones skip; holes
+///   are compacted away once they outnumber the live listeners, so removal is O(1) amortized.
+/// - A slot table maps a token to its listener and to that listener's position in its bucket, so
+///   `off` never searches. Free slots are reused; the listener id in the token tells a reused slot
+///   from the one the token was issued for.
+/// - Listener ids increase with every subscription. A fire records the next id as its *mark*:
+///   exactly the listeners with a smaller id were subscribed when it was fired.
+struct ListenerRegistry {
+    /// A listener's row in the slot table.
+    struct Slot {
+        var listener: Listener?
+        var position: Int
+    }
+
+    /// The listeners of one event in subscription order, with `nil` for ended subscriptions.
+    struct Bucket {
+        var entries: [Listener?] = []
+        var liveCount = 0
+    }
+
+    /// Below this many entries a bucket is never compacted: scanning a few holes is cheaper.
+    static let compactionThreshold = 32
+
+    let busID: UInt64
+    private(set) var buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
+
+    /// The id the next subscription gets, and the mark of a fire made now.
+    private(set) var nextID: UInt64 = 0
+
+    init(busID: UInt64) {
+        self.busID = busID
+    }
+
+    /// The number of live subscriptions to `event`.
+    func count(for event: SystemEvent) -> Int {
+        buckets[event.ordinal].liveCount
+    }
+
+    /// The number of subscriptions to any event.
+    var totalCount: Int { slots.count - freeSlots.count }
+
+    /// The capacity held for listeners; it returns to its baseline when subscriptions end.
+    var storageFootprint: Int {
+        slots.count + buckets.reduce(0) { $0 + $1.entries.count }
+    }
+
+    /// Adds a subscription at the end of the subscription order.
+    mutating func subscribe(
+        _ event: SystemEvent,
+        callback: @escaping @MainActor @Sendable (EventPayloadValue) -> Void
+    ) -> (Listener, EventListenerToken) {
+        let id = nextID
+        nextID += 1
+        let slot = freeSlots.popLast() ?? appendSlot()
+        let listener = Listener.make(id: id, slot: slot, event: event, callback: callback)
+        let ordinal = event.ordinal
+        slots[slot] = Slot(listener: listener, position: buckets[ordinal].entries.count)
+        buckets[ordinal].entries.append(listener)
+        buckets[ordinal].liveCount += 1
+        return (listener, EventListenerToken(busID: busID, listenerID: id, slot: slot))
+    }
+
+    /// Ends the subscription `token` names, if it is one of this bus's live subscriptions.
+    ///
+    /// The listener is marked cancelled before this returns, so a delivery already under way skips
+    /// it from now on.
+    ///
+    /// - Returns: The removed listener, which the caller releases after unlocking (releasing it may
+    ///   run the deinit of objects the callback captured), or `nil` when the token changes nothing.
+    mutating func unsubscribe(_ token: EventListenerToken) -> Listener? {
+        guard token.busID == busID, slots.indices.contains(token.slot),
+            let listener = slots[token.slot].listener, listener.id == token.listenerID
+        else { return nil }
+        remove(listener)
+        return listener
+    }
+
+    /// Ends every subscription.
+    ///
+    /// - Returns: The removed listeners, for the caller to release after unlocking.
+    mutating func removeAll() -> [Listener] {
+        let removed = slots.compactMap(\.listener)
+        for listener in removed { listener.markCancelled() }
+        buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
+        slots = []
+        freeSlots = []
+        return removed
+    }
+
+    private mutating func appendSlot() -> Int {
+        slots.append(Slot(listener: nil, position: 0))
+        return slots.count - 1
+    }
+
+    private mutating func remove(_ listener: Listener) {
+        listener.markCancelled()
+        let ordinal = listener.event.ordinal
+        let position = slots[listener.slot].position
+        slots[listener.slot] = Slot(listener: nil, position: 0)
+        freeSlots.append(listener.slot)
+
+        buckets[ordinal].entries[position] = nil
+        buckets[ordinal].liveCount -= 1
+        // Ending the newest subscriptions first (a common pattern) leaves no holes at all.
+        while case .some(.none) = buckets[ordinal].entries.last {
+            buckets[ordinal].entries.removeLast()
+        }
+        let entryCount = buckets[ordinal].entries.count
+        if entryCount > Self.compactionThreshold, entryCount > 2 * buckets[ordinal].liveCount {
+            compact(ordinal)
+        }
+        if freeSlots.count == slots.count {
+            // No subscription left: start over, keeping small tables' capacity for the next ones.
+            let keep = slots.count <= Self.compactionThreshold
+            slots.removeAll(keepingCapacity: keep)
+            freeSlots.removeAll(keepingCapacity: keep)
+        }
+    }
+
+    /// Closes the holes in one bucket, keeping subscription order, and updates the slot table.
+    private mutating func compact(_ ordinal: Int) {
+        var live: [Listener?] = []
+        live.reserveCapacity(buckets[ordinal].liveCount * 2)
+        for case let listener? in buckets[ordinal].entries {
+            slots[listener.slot].position = live.count
+            live.append(listener)
+        }
+        buckets[ordinal].entries = live
+    }
+}
