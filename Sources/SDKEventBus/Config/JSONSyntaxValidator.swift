@@ -1,0 +1,459 @@
+import struct Foundation.Data
+
+/// Checks that a body is well-formed UTF-8 JSON in one pass, and says exactly where it is not.
+///
+/// `JSONDecoder` reports syntax errors without a location, accepts duplicate keys and byte order
+/// marks, and recurses on nesting. This validator runs first: it is iterative (a 10,000-deep body
+/// cannot overflow the stack), strict (RFC 8259: no leading zeros, no lone surrogates, no control
+/// characters in strings), rejects duplicate keys, and reports the byte, line, column and JSON
+/// path of the first problem. What remains for the decoder is types and required fields.
+struct JSONSyntaxValidator {
+    /// A container being scanned: its keys so far (objects) or its next index (arrays).
+    private enum Container {
+        case object(keys: Set<String>, currentKey: String?)
+        case array(nextIndex: Int)
+    }
+
+    /// What the scanner expects next.
+    private enum Expectation {
+        case value
+        case firstKeyOrEnd
+        case key
+        case colon
+        case commaOrEnd
+        case endOfBody
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let maximumDepth: Int
+    private var position = 0
+    private var stack: [Container] = []
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Validates `bytes`.
+    ///
+    /// - Throws: A ``ConfigDecodingError`` with code `emptyBody`, `invalidEncoding`,
+    ///   `invalidSyntax`, `nestingTooDeep`, `duplicateKey` or `numberOutOfRange`.
+    static func validate(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(ConfigDecodingError) {
+        var validator = JSONSyntaxValidator(bytes: bytes, maximumDepth: maximumDepth)
+        try validator.run()
+    }
+
+    /// Validates `data`.
+    ///
+    /// - Throws: See ``validate(_:maximumDepth:)``.
+    static func validate(_ data: Data, maximumDepth: Int) throws(ConfigDecodingError) {
+        let result = data.withUnsafeBytes { raw -> Result<Void, ConfigDecodingError> in
+            Result { () throws(ConfigDecodingError) in
+                try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+            }
+        }
+        try result.get()
+    }
+
+    private mutating func run() throws(ConfigDecodingError) {
+        try checkEncoding()
+        skipWhitespace()
+        guard position < bytes.count else {
+            throw ConfigDecodingError(code: .emptyBody, reason: "the body is empty or only whitespace")
+        }
+        var expectation = Expectation.value
+        while true {
+            skipWhitespace()
+            switch expectation {
+            case .value:
+                expectation = try scanValue()
+            case .firstKeyOrEnd:
+                if peek() == UInt8(ascii: "}") {
+                    position += 1
+                    expectation = closeContainer()
+                } else {
+                    expectation = try scanKey()
+                }
+            case .key:
+                expectation = try scanKey()
+            case .colon:
+                guard peek() == UInt8(ascii: ":") else { throw syntaxError("expected ':' after an object key") }
+                position += 1
+                expectation = .value
+            case .commaOrEnd:
+                expectation = try scanCommaOrEnd()
+            case .endOfBody:
+                guard position == bytes.count else {
+                    throw syntaxError("unexpected data after the end of the JSON value")
+                }
+                return
+            }
+        }
+    }
+
+    // MARK: Values
+
+    private mutating func scanValue() throws(ConfigDecodingError) -> Expectation {
+        guard let byte = peek() else { throw syntaxError("unexpected end of body; expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            try open(.object(keys: [], currentKey: nil))
+            return .firstKeyOrEnd
+        case UInt8(ascii: "["):
+            try open(.array(nextIndex: 0))
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                position += 1
+                return closeContainer()
+            }
+            return .value
+        case UInt8(ascii: "\""):
+            _ = try scanString(keepingContents: false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try scanNumber()
+        case UInt8(ascii: "t"):
+            try scanLiteral("true")
+        case UInt8(ascii: "f"):
+            try scanLiteral("false")
+        case UInt8(ascii: "n"):
+            try scanLiteral("null")
+        default:
+            throw syntaxError("expected a value (object, array, string, number, true, false or null)")
+        }
+        return valueEnded()
+    }
+
+    private mutating func open(_ container: Container) throws(ConfigDecodingError) {
+        guard stack.count < maximumDepth else {
+            throw ConfigDecodingError(
+                code: .nestingTooDeep,
+                path: path,
+                location: location(of: position),
+                reason: "objects and arrays are nested more than \(maximumDepth) levels deep"
+            )
+        }
+        position += 1
+        stack.append(container)
+    }
+
+    private mutating func closeContainer() -> Expectation {
+        stack.removeLast()
+        return valueEnded()
+    }
+
+    /// What follows a complete value: a comma or the end of its container, or the end of the body.
+    private mutating func valueEnded() -> Expectation {
+        guard let top = stack.indices.last else { return .endOfBody }
+        if case .array(let nextIndex) = stack[top] {
+            stack[top] = .array(nextIndex: nextIndex + 1)
+        }
+        return .commaOrEnd
+    }
+
+    private mutating func scanCommaOrEnd() throws(ConfigDecodingError) -> Expectation {
+        let isObject: Bool
+        if case .object = stack[stack.count - 1] { isObject = true } else { isObject = false }
+        switch peek() {
+        case UInt8(ascii: ","):
+            position += 1
+            return isObject ? .key : .value
+        case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
+            position += 1
+            return closeContainer()
+        case nil:
+            throw syntaxError("unexpected end of body inside an \(isObject ? "object" : "array")")
+        default:
+            throw syntaxError(
+                isObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element")
+        }
+    }
+
+    private mutating func scanKey() throws(ConfigDecodingError) -> Expectation {
+        guard peek() == UInt8(ascii: "\"") else {
+            throw syntaxError(
+                peek() == nil ? "unexpected end of body; expected an object key" : "expected a string key")
+        }
+        let keyStart = position
+        let key = try scanString(keepingContents: true) ?? ""
+        guard case .object(var keys, _) = stack[stack.count - 1] else { return .colon }
+        let (inserted, _) = keys.insert(key)
+        stack[stack.count - 1] = .object(keys: keys, currentKey: key)
+        guard inserted else {
+            throw ConfigDecodingError(
+                code: .duplicateKey,
+                path: path,
+                location: location(of: keyStart),
+                reason: "the key \"\(key)\" appears twice in the same object"
+            )
+        }
+        return .colon
+    }
+
+    // MARK: Strings
+
+    /// Scans a string starting at its opening quote.
+    ///
+    /// - Returns: The string's decoded contents when `keepingContents`, else `nil`.
+    private mutating func scanString(keepingContents: Bool) throws(ConfigDecodingError) -> String? {
+        position += 1
+        let contentStart = position
+        var hasEscapes = false
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                let contents =
+                    keepingContents ? decodeString(from: contentStart, to: position, hasEscapes: hasEscapes) : nil
+                position += 1
+                return contents
+            case UInt8(ascii: "\\"):
+                hasEscapes = true
+                try scanEscape()
+            case 0x00..<0x20:
+                throw syntaxError("a control character (0x\(hex(byte))) must be escaped inside a string")
+            case 0x80...:
+                try scanMultiByteScalar()
+            default:
+                position += 1
+            }
+        }
+        throw syntaxError("unexpected end of body inside a string", at: contentStart - 1)
+    }
+
+    private mutating func scanEscape() throws(ConfigDecodingError) {
+        let escapeStart = position
+        position += 1
+        guard let byte = peek() else { throw syntaxError("unexpected end of body inside an escape sequence") }
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 1
+        case UInt8(ascii: "u"):
+            position += 1
+            let unit = try scanHexQuad()
+            switch unit {
+            case 0xD800...0xDBFF:
+                guard peek() == UInt8(ascii: "\\"), peek(at: position + 1) == UInt8(ascii: "u") else {
+                    throw syntaxError(
+                        "a high surrogate \\u\(hex(unit)) must be followed by a low surrogate", at: escapeStart)
+                }
+                position += 2
+                let low = try scanHexQuad()
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw syntaxError(
+                        "a high surrogate \\u\(hex(unit)) must be followed by a low surrogate", at: escapeStart)
+                }
+            case 0xDC00...0xDFFF:
+                throw syntaxError("a low surrogate \\u\(hex(unit)) without a high surrogate before it", at: escapeStart)
+            default:
+                break
+            }
+        default:
+            throw syntaxError("invalid escape sequence '\\\(Character(Unicode.Scalar(byte)))'", at: escapeStart)
+        }
+    }
+
+    private mutating func scanHexQuad() throws(ConfigDecodingError) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard let byte = peek(), let digit = hexValue(byte) else {
+                throw syntaxError("expected four hexadecimal digits after \\u")
+            }
+            value = value << 4 | UInt16(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// Validates one UTF-8 encoded scalar of two to four bytes (RFC 3629: no overlongs, no surrogates).
+    private mutating func scanMultiByteScalar() throws(ConfigDecodingError) {
+        let lead = bytes[position]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            secondRange = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            secondRange = 0x80...0x8F
+        default: throw encodingError("byte 0x\(hex(lead)) cannot start a UTF-8 character")
+        }
+        for index in 1..<length {
+            guard let byte = peek(at: position + index),
+                index == 1 ? secondRange.contains(byte) : (0x80...0xBF).contains(byte)
+            else {
+                throw encodingError("the bytes starting at 0x\(hex(lead)) are not a valid UTF-8 character")
+            }
+        }
+        position += length
+    }
+
+    /// Decodes a string's contents, already validated, between its quotes.
+    private func decodeString(from start: Int, to end: Int, hasEscapes: Bool) -> String {
+        let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+        var utf8: [UInt8] = []
+        var index = raw.startIndex
+        func hexQuad(at offset: Int) -> UInt32 {
+            raw[offset..<offset + 4].reduce(0) { $0 << 4 | UInt32(hexValue($1) ?? 0) }
+        }
+        while index < raw.endIndex {
+            guard raw[index] == UInt8(ascii: "\\") else {
+                utf8.append(raw[index])
+                index += 1
+                continue
+            }
+            let escaped = raw[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hexQuad(at: index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar) {
+                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad(at: index + 2) - 0xDC00)
+                    index += 6
+                }
+                utf8.append(contentsOf: Unicode.Scalar(scalar).map { Array(String($0).utf8) } ?? [])
+            default: utf8.append(escaped)
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    // MARK: Numbers and literals
+
+    private mutating func scanNumber() throws(ConfigDecodingError) {
+        let start = position
+        if peek() == UInt8(ascii: "-") { position += 1 }
+        guard let first = peek(), isDigit(first) else { throw syntaxError("expected a digit after '-'") }
+        if first == UInt8(ascii: "0") {
+            position += 1
+            if let next = peek(), isDigit(next) {
+                throw syntaxError("numbers must not have leading zeros", at: start)
+            }
+        } else {
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: ".") {
+            position += 1
+            guard let digit = peek(), isDigit(digit) else { throw syntaxError("expected a digit after '.'") }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            position += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
+            guard let digit = peek(), isDigit(digit) else { throw syntaxError("expected a digit in the exponent") }
+            skipDigits()
+        }
+        let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        guard let value = Double(literal), value.isFinite else {
+            throw ConfigDecodingError(
+                code: .numberOutOfRange,
+                path: path,
+                location: location(of: start),
+                reason: "the number \(literal.prefix(40)) is too large to represent"
+            )
+        }
+    }
+
+    private mutating func scanLiteral(_ literal: StaticString) throws(ConfigDecodingError) {
+        let start = position
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for byte in expected {
+            guard peek() == byte else { throw syntaxError("expected the literal '\(literal)'", at: start) }
+            position += 1
+        }
+    }
+
+    // MARK: Encoding, whitespace, errors
+
+    private func checkEncoding() throws(ConfigDecodingError) {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            throw encodingError("the body starts with a UTF-8 byte order mark; JSON over a network must not have one")
+        }
+        if bytes.count >= 2,
+            (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+                || bytes[0] == 0 || bytes[1] == 0
+        {
+            throw encodingError("the body looks like UTF-16 or UTF-32; a configuration must be UTF-8")
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(),
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\t")
+        {
+            position += 1
+        }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { position += 1 }
+    }
+
+    private func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+    private func peek(at index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
+    private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private func hex(_ value: some BinaryInteger) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, (value.bitWidth / 4) - digits.count)) + digits
+    }
+
+    /// The JSON path of the value being scanned, for example `experiences[2].variations`.
+    private var path: String {
+        var text = ""
+        for container in stack {
+            switch container {
+            case .object(_, let key?): text += text.isEmpty ? key : ".\(key)"
+            case .object(_, nil): break
+            case .array(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    private func location(of offset: Int) -> ConfigDecodingError.Location {
+        var line = 1
+        var lineStart = 0
+        for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = index + 1
+        }
+        return ConfigDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
+    }
+
+    private func syntaxError(_ reason: String, at offset: Int? = nil) -> ConfigDecodingError {
+        ConfigDecodingError(
+            code: .invalidSyntax, path: path, location: location(of: offset ?? position), reason: reason)
+    }
+
+    private func encodingError(_ reason: String) -> ConfigDecodingError {
+        ConfigDecodingError(code: .invalidEncoding, path: path, location: location(of: position), reason: reason)
+    }
+}
