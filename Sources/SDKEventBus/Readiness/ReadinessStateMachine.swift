@@ -1,0 +1,98 @@
+/// The transitions of the readiness gate: plain synchronous state, generic over what a waiter is
+/// so that tests drive it without tasks.
+///
+/// ```
+///            open()                 shutDown()
+///  waiting ─────────▶ ready ─────────────────▶ shutDown
+///     │                                           ▲
+///     └───────────────── shutDown() ──────────────┘
+/// ```
+///
+/// Every method returns what must happen to waiters; the caller does it after releasing its lock.
+/// Each waiter id is resumed exactly once: by ``open()``, ``shutDown()``, ``cancel(_:)``, or at
+/// ``register(_:waiter:)`` when the outcome is already known. A cancellation that arrives before its
+/// waiter registers (the task was cancelled while it was getting ready to wait) is remembered, and
+/// the registration then resumes at once.
+struct ReadinessStateMachine<Waiter> {
+    enum State: Equatable {
+        case waiting
+        case ready
+        case shutDown
+    }
+
+    /// How a waiter that asks to wait must be resumed now, or that it must wait.
+    enum Registration {
+        case suspend
+        case resumeReady
+        case resumeCancelled
+        case resumeShutDown
+    }
+
+    private(set) var state = State.waiting
+    private var waiters: [UInt64: Waiter] = [:]
+    private var cancelledBeforeRegistration: Set<UInt64> = []
+    private var nextWaiterID: UInt64 = 0
+
+    /// The number of waiters suspended now.
+    var waiterCount: Int { waiters.count }
+
+    /// The number of cancellations remembered for waiters that have not registered yet.
+    var pendingCancellationCount: Int { cancelledBeforeRegistration.count }
+
+    /// Reserves an id for a waiter that is about to register.
+    mutating func makeWaiterID() -> UInt64 {
+        defer { nextWaiterID += 1 }
+        return nextWaiterID
+    }
+
+    /// Registers a waiter, or tells the caller to resume it at once.
+    mutating func register(_ id: UInt64, waiter: Waiter) -> Registration {
+        switch state {
+        case .ready:
+            return .resumeReady
+        case .shutDown:
+            return .resumeShutDown
+        case .waiting:
+            if cancelledBeforeRegistration.remove(id) != nil { return .resumeCancelled }
+            waiters[id] = waiter
+            return .suspend
+        }
+    }
+
+    /// Forgets a cancelled waiter.
+    ///
+    /// - Returns: The waiter to resume with `CancellationError`, or `nil` when it has already been
+    ///   resumed or has not registered yet (it then resumes at registration).
+    mutating func cancel(_ id: UInt64) -> Waiter? {
+        guard state == .waiting else { return nil }
+        if let waiter = waiters.removeValue(forKey: id) { return waiter }
+        cancelledBeforeRegistration.insert(id)
+        return nil
+    }
+
+    /// Opens the gate for the first configuration.
+    ///
+    /// - Returns: Every waiter, to resume successfully; empty when the gate was not waiting.
+    mutating func open() -> [Waiter] {
+        guard state == .waiting else { return [] }
+        state = .ready
+        return takeWaiters()
+    }
+
+    /// Shuts the gate for good.
+    ///
+    /// - Returns: Every waiter, to resume with the shutdown error.
+    mutating func shutDown() -> [Waiter] {
+        state = .shutDown
+        return takeWaiters()
+    }
+
+    private mutating func takeWaiters() -> [Waiter] {
+        let resumed = Array(waiters.values)
+        waiters = [:]
+        cancelledBeforeRegistration = []
+        return resumed
+    }
+}
+
+extension ReadinessStateMachine: Sendable where Waiter: Sendable {}

@@ -1,0 +1,190 @@
+import Testing
+
+@testable import SDKEventBus
+
+@Suite(.timeLimit(.minutes(2))) @MainActor struct ConfigStoreTests {
+    let bus: EventBus
+    let store: ConfigStore
+    let log = EventLog()
+
+    init() async {
+        let (bus, emitter) = EventBus.makeBus()
+        self.bus = bus
+        store = ConfigStore(emitter: emitter)
+        await log.attach(to: bus)
+    }
+
+    @Test func firstConfigFiresReadyAndMakesTheStoreReady() async {
+        #expect(await store.isReady == false)
+        #expect(await store.setConfig(Fixtures.config(named: "A")) == .first)
+        #expect(await store.isReady)
+        await bus.flush()
+        #expect(log.names == [.ready])
+    }
+
+    @Test func waiterResumesAfterReadyIsFiredAndCanReadTheConfig() async throws {
+        let store = self.store
+        let waiter = Task { @MainActor in
+            try await store.waitForReady()
+            return (await store.config, self.log.names)
+        }
+        while store.waiterCount == 0 { await Task.yield() }
+        await store.setConfig(Fixtures.config(named: "A"))
+        let (config, _) = try await waiter.value
+        #expect(config == Fixtures.config(named: "A"))
+        await bus.flush()
+        #expect(log.names == [.ready])
+    }
+
+    @Test func waitForReadyReturnsAtOnceWhenAlreadyReady() async throws {
+        await store.setConfig(Fixtures.config(named: "A"))
+        try await store.waitForReady()
+        #expect(store.waiterCount == 0)
+    }
+
+    @Test func configUpdatedFiresOnlyWhenTheConfigChanged() async {
+        let a = Fixtures.config(named: "A")
+        let b = Fixtures.config(named: "B")
+        var changes: [ConfigChange] = []
+        for config in [a, a, b, b, a] {
+            changes.append(await store.setConfig(config))
+        }
+        #expect(changes == [.first, .unchanged, .updated, .unchanged, .updated])
+        await bus.flush()
+        #expect(log.names == [.ready, .configUpdated, .configUpdated])
+        #expect(log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: a)))
+        #expect(await store.config == a)
+    }
+
+    @Test func thousandConcurrentWaitersAreAllResumedExactlyOnce() async throws {
+        let store = self.store
+        let resumed = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask {
+                    try await store.waitForReady()
+                    resumed.increment()
+                }
+            }
+            group.addTask { await store.setConfig(Fixtures.config(named: "A")) }
+            try await group.waitForAll()
+        }
+        #expect(resumed.count == 1_000)
+        #expect(store.waiterCount == 0)
+    }
+
+    @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async {
+        let store = self.store
+        let waiters = (0..<1_000).map { _ in
+            Task { () -> Result<Void, any Error> in
+                do { return .success(try await store.waitForReady()) } catch { return .failure(error) }
+            }
+        }
+        while store.waiterCount < 1_000 { await Task.yield() }
+        for waiter in waiters[..<500] { waiter.cancel() }
+        // Cancelled waiters resume promptly, before any configuration arrives.
+        for waiter in waiters[..<500] {
+            let result = await waiter.value
+            #expect(throws: CancellationError.self) { try result.get() }
+        }
+        #expect(store.waiterCount == 500)
+        await store.setConfig(Fixtures.config(named: "A"))
+        for waiter in waiters[500...] {
+            let result = await waiter.value
+            #expect(throws: Never.self) { try result.get() }
+        }
+        #expect(store.waiterCount == 0)
+    }
+
+    @Test func taskCancelledBeforeWaitingThrowsCancellationAtOnce() async {
+        let store = self.store
+        let waiter = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await store.waitForReady()
+        }
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(store.waiterCount == 0)
+    }
+
+    @Test func timeoutThrowsATypedErrorAndALaterWaitSucceeds() async throws {
+        let clock = ManualClock()
+        let store = self.store
+        let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
+        #expect(await clock.nextSleep() == .seconds(5))
+        clock.advance(by: .seconds(5))
+        do {
+            try await timed.value
+            Issue.record("the wait did not time out")
+        } catch let error as ReadinessError {
+            #expect(error.code == .timedOut)
+            #expect(error.timeout == .seconds(5))
+        }
+        #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
+        #expect(await store.isReady == false)
+
+        let later = Task { try await store.waitForReady() }
+        while store.waiterCount == 0 { await Task.yield() }
+        await store.setConfig(Fixtures.config(named: "A"))
+        try await later.value
+    }
+
+    @Test func waitWithTimeoutReturnsWhenReadyFirst() async throws {
+        let clock = ManualClock()
+        let store = self.store
+        let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
+        _ = await clock.nextSleep()
+        await store.setConfig(Fixtures.config(named: "A"))
+        try await timed.value
+        #expect(clock.sleeperCount == 0, "the timer was cancelled")
+    }
+
+    @Test func shutDownResumesEveryWaiterWithATypedError() async {
+        let store = self.store
+        let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
+        while store.waiterCount < 100 { await Task.yield() }
+        store.shutDown()
+        for waiter in waiters {
+            await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
+        }
+        #expect(store.waiterCount == 0)
+    }
+
+    @Test func waitAfterShutDownFailsAtOnceAndConfigsAreIgnored() async {
+        store.shutDown()
+        await #expect(throws: ReadinessError.shutDown) { try await store.waitForReady() }
+        #expect(await store.setConfig(Fixtures.config(named: "A")) == .ignored)
+        await bus.flush()
+        #expect(log.names.isEmpty)
+    }
+
+    @Test func setConfigRacingWaitForReadyResumesEveryWaiter() async throws {
+        for round in 0..<200 {
+            let (_, emitter) = EventBus.makeBus()
+            let store = ConfigStore(emitter: emitter)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<5 { group.addTask { try await store.waitForReady() } }
+                group.addTask { await store.setConfig(Fixtures.config(named: "\(round)")) }
+                for _ in 0..<5 { group.addTask { try await store.waitForReady() } }
+                try await group.waitForAll()
+            }
+            #expect(store.waiterCount == 0)
+        }
+    }
+
+    @Test func readyFiresExactlyOnceAcrossRacingFirstConfigs() async {
+        let store = self.store
+        let changes = await withTaskGroup(of: ConfigChange.self) { group in
+            for index in 0..<100 {
+                group.addTask { await store.setConfig(Fixtures.config(named: "\(index)")) }
+            }
+            var changes: [ConfigChange] = []
+            for await change in group { changes.append(change) }
+            return changes
+        }
+        #expect(changes.filter { $0 == .first }.count == 1)
+        await bus.flush()
+        #expect(log.names.filter { $0 == .ready }.count == 1)
+        #expect(log.names.first == .ready)
+        #expect(log.names.filter { $0 == .configUpdated }.count == changes.filter { $0 == .updated }.count)
+    }
+}
