@@ -1,0 +1,60 @@
+/// How long the SDK waits before fetching again after a failure: capped exponential backoff with
+/// jitter.
+///
+/// The n-th consecutive failure waits `initialDelay × multiplier^(n-1)`, capped at `maximumDelay`,
+/// then shortened by a random fraction of up to `jitter`, so that many devices that failed together
+/// do not retry together.
+///
+/// ```swift
+/// let policy = RetryPolicy(initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(60), jitter: 0.2)
+/// // failures 1, 2, 3, … wait about 1 s, 2 s, 4 s, … 60 s, each shortened by up to 20 %.
+/// ```
+public struct RetryPolicy: Sendable, Hashable {
+    /// The wait after the first failure.
+    public var initialDelay: Duration
+    /// How much each further consecutive failure multiplies the wait.
+    public var multiplier: Double
+    /// The longest wait.
+    public var maximumDelay: Duration
+    /// The largest fraction, from 0 to 1, by which a wait is randomly shortened.
+    public var jitter: Double
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - initialDelay: The wait after the first failure.
+    ///   - multiplier: How much each further consecutive failure multiplies the wait (at least 1).
+    ///   - maximumDelay: The longest wait.
+    ///   - jitter: The largest fraction, from 0 to 1, by which a wait is randomly shortened.
+    public init(
+        initialDelay: Duration = .seconds(1),
+        multiplier: Double = 2,
+        maximumDelay: Duration = .seconds(60),
+        jitter: Double = 0.2
+    ) {
+        self.initialDelay = max(initialDelay, .zero)
+        self.multiplier = max(multiplier, 1)
+        self.maximumDelay = max(maximumDelay, .zero)
+        self.jitter = min(max(jitter, 0), 1)
+    }
+
+    /// The wait after the given number of consecutive failures.
+    ///
+    /// - Parameters:
+    ///   - failures: How many fetches in a row have failed, from 1.
+    ///   - random: A number in `0..<1` that picks the jitter; the SDK passes a random one.
+    /// - Returns: How long to wait before fetching again.
+    public func delay(afterFailures failures: Int, random: Double) -> Duration {
+        var delay = min(initialDelay, maximumDelay)
+        var steps = max(failures, 1) - 1
+        // Stops once the delay stops growing (at the cap, or with a multiplier of 1), so even
+        // `Int.max` failures take a few dozen steps.
+        while steps > 0 {
+            let next = min(delay * multiplier, maximumDelay)
+            guard next > delay else { break }
+            delay = next
+            steps -= 1
+        }
+        return delay * (1 - jitter * min(max(random, 0), 1))
+    }
+}
