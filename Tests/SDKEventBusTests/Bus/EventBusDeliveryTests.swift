@@ -4,7 +4,7 @@ import Testing
 @testable import SDKEventBus
 
 /// The delivery guarantees of SPEC.md § The bus, one test each.
-@Suite @MainActor struct EventBusDeliveryTests {
+@Suite(.timeLimit(.minutes(2))) @MainActor struct EventBusDeliveryTests {
     let bus: EventBus
     let emitter: EventEmitter
 

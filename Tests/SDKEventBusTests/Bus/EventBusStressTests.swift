@@ -3,7 +3,7 @@ import Testing
 @testable import SDKEventBus
 
 /// Many tasks firing, subscribing and unsubscribing at once; every rule still holds.
-@Suite struct EventBusStressTests {
+@Suite(.timeLimit(.minutes(2))) struct EventBusStressTests {
     static let producers = 4
     static let firesPerProducer = 2_500
     static let stableListeners = 10
