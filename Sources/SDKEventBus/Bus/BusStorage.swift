@@ -6,6 +6,8 @@
 /// lock released. Per callback it does a closure call and an atomic cancelled-check, and allocates
 /// nothing.
 final class BusStorage: Sendable {
+    typealias Callback = ListenerRegistry.Callback
+
     /// Everything the lock guards.
     struct State {
         var registry: ListenerRegistry
@@ -23,26 +25,79 @@ final class BusStorage: Sendable {
 
     // MARK: Subscriptions
 
+    /// Subscribes, and queues the replay the new listener is owed, under one lock so that the replay
+    /// is ordered before any later fire.
+    ///
+    /// - Parameters:
+    ///   - event: The event to subscribe to.
+    ///   - lifetime: The owner and end hook, if any.
+    ///   - replayLatest: Whether to replay the latest payload of a ``ReplayRule/latestOnRequest`` event.
+    ///   - makeCallback: Makes the callback, given the subscription's own token.
+    /// - Returns: The subscription's token. On a shut-down bus the token is inert and the end hook
+    ///   has already run.
     func subscribe(
         _ event: SystemEvent,
-        callback: @escaping @MainActor @Sendable (EventPayloadValue) -> Void
+        lifetime: SubscriptionLifetime? = nil,
+        replayLatest: Bool = false,
+        makeCallback: (EventListenerToken) -> Callback
     ) -> EventListenerToken {
-        state.withLock { $0.registry.subscribe(event, callback: callback).1 }
+        let (subscription, mustSchedule, swept) = state.withLock { state in
+            let swept = lifetime?.ownerID == nil ? [] : state.registry.sweepDeadOwnersIfDue()
+            let subscription = state.registry.subscribe(
+                event,
+                lifetime: lifetime,
+                replayLatest: replayLatest,
+                makeCallback: makeCallback
+            )
+            guard let replay = subscription.replay else { return (subscription, false, swept) }
+            let delivery = DeliveryQueue.Delivery(payload: replay, mark: .max, target: subscription.listener)
+            return (subscription, state.queue.enqueue(delivery), swept)
+        }
+        if subscription.listener == nil { lifetime?.onEnd?() }
+        end(swept)
+        if mustSchedule { scheduleDrain() }
+        return subscription.token
+    }
+
+    func subscribe(_ event: SystemEvent, callback: @escaping Callback) -> EventListenerToken {
+        subscribe(event) { _ in callback }
     }
 
     func unsubscribe(_ token: EventListenerToken) {
         let removed = state.withLock { $0.registry.unsubscribe(token) }
-        // Released here, outside the lock: the callback's captures may run a deinit.
-        _ = consume removed
+        removed?.runEndHook()
+    }
+
+    func unsubscribeAll(ownedBy owner: AnyObject) {
+        let ownerID = ObjectIdentifier(owner)
+        end(state.withLock { $0.registry.unsubscribeAll(ownedBy: ownerID) })
     }
 
     func listenerCount(for event: SystemEvent) -> Int {
-        state.withLock { $0.registry.count(for: event) }
+        let (count, swept) = state.withLock { state in
+            let swept = state.registry.sweepDeadOwners()
+            return (state.registry.count(for: event), swept)
+        }
+        end(swept)
+        return count
+    }
+
+    /// Ends every subscription (sequences finish) and makes later fires and subscriptions inert.
+    ///
+    /// Fires already queued are not delivered: their listeners have ended.
+    func shutDown() {
+        end(state.withLock { $0.registry.close() })
     }
 
     /// The capacity the registry holds, for tests that check storage returns to its baseline.
     var registryFootprint: Int {
         state.withLock { $0.registry.storageFootprint }
+    }
+
+    /// Runs the end hooks of removed listeners and releases them, outside the lock: both may run
+    /// user code (a sequence's termination, the deinit of objects a callback captured).
+    private func end(_ listeners: [Listener]) {
+        for listener in listeners { listener.runEndHook() }
     }
 
     // MARK: Fire → delivery
@@ -52,7 +107,9 @@ final class BusStorage: Sendable {
     /// Never waits for callbacks.
     func enqueue(_ payload: EventPayloadValue) {
         let mustSchedule = state.withLock { state in
-            state.queue.enqueue(DeliveryQueue.Delivery(payload: payload, mark: state.registry.nextID))
+            guard !state.registry.isClosed else { return false }
+            state.registry.recordFired(payload)
+            return state.queue.enqueue(DeliveryQueue.Delivery(payload: payload, mark: state.registry.nextID))
         }
         if mustSchedule { scheduleDrain() }
     }
@@ -77,6 +134,10 @@ final class BusStorage: Sendable {
                 return
             }
             for delivery in batch.deliveries {
+                if let target = delivery.target {
+                    target.deliver(delivery.payload)
+                    continue
+                }
                 // Listeners are in subscription order: stop at the first one subscribed after the fire.
                 for case let listener? in batch.buckets[delivery.payload.event.ordinal].entries {
                     guard listener.id < delivery.mark else { break }

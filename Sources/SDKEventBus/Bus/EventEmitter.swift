@@ -21,4 +21,14 @@ public struct EventEmitter: Sendable {
     public nonisolated(nonsending) func fire(_ payload: EventPayloadValue) async {
         storage.enqueue(payload)
     }
+
+    /// Shuts the bus down: every subscription ends, event sequences finish, and callbacks are
+    /// released; later fires and subscriptions do nothing.
+    ///
+    /// Events fired but not yet delivered are dropped; await ``EventBus/flush()`` first to deliver
+    /// them. Synchronous, so it can run from a `deinit`. ``SDKClient/shutdown()`` calls it after
+    /// flushing.
+    public func finish() {
+        storage.shutDown()
+    }
 }

@@ -15,11 +15,13 @@ struct Listener: @unchecked Sendable {
         /// The subscription's rank in its bus's subscription order; never reused.
         let id: UInt64
         /// The subscription's row in its bus's slot table (see ``ListenerRegistry``).
-        let slot: Int
+        let slot: Int32
         /// The event subscribed to.
         let event: SystemEvent
         /// The app's callback.
         let callback: @MainActor @Sendable (EventPayloadValue) -> Void
+        /// The owner and end hook, for the subscriptions that have them.
+        let lifetime: SubscriptionLifetime?
     }
 
     /// The header and the flag, tail-allocated together.
@@ -32,18 +34,20 @@ struct Listener: @unchecked Sendable {
         id: UInt64,
         slot: Int,
         event: SystemEvent,
+        lifetime: SubscriptionLifetime?,
         callback: @escaping @MainActor @Sendable (EventPayloadValue) -> Void
     ) -> Listener {
         let buffer = Buffer.create(minimumCapacity: 1) { _ in
-            Header(id: id, slot: slot, event: event, callback: callback)
+            Header(id: id, slot: Int32(slot), event: event, callback: callback, lifetime: lifetime)
         }
         buffer.withUnsafeMutablePointerToElements { $0.initialize(to: false) }
         return Listener(buffer: unsafeDowncast(buffer, to: Buffer.self))
     }
 
     var id: UInt64 { buffer.header.id }
-    var slot: Int { buffer.header.slot }
+    var slot: Int { Int(buffer.header.slot) }
     var event: SystemEvent { buffer.header.event }
+    var lifetime: SubscriptionLifetime? { buffer.header.lifetime }
 
     /// Whether two values are the same subscription.
     func isSame(as other: Listener) -> Bool { buffer === other.buffer }
@@ -61,6 +65,11 @@ struct Listener: @unchecked Sendable {
     @discardableResult
     func markCancelled() -> Bool {
         buffer.withUnsafeMutablePointerToElements { !sdk_event_bus_flag_exchange($0, true) }
+    }
+
+    /// Runs the end hook, if any; the owner of the removed listener calls it once, after unlocking.
+    func runEndHook() {
+        buffer.header.lifetime?.onEnd?()
     }
 
     /// Calls the app's callback unless the subscription has ended.

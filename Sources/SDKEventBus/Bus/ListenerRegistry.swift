@@ -9,7 +9,11 @@
 ///   from the one the token was issued for.
 /// - Listener ids increase with every subscription. A fire records the next id as its *mark*:
 ///   exactly the listeners with a smaller id were subscribed when it was fired.
+/// - The latest payload of each replayable event (see ``SystemEvent/replayRule``) is kept, so a
+///   late subscription can be handed it.
 struct ListenerRegistry {
+    typealias Callback = @MainActor @Sendable (EventPayloadValue) -> Void
+
     /// A listener's row in the slot table.
     struct Slot {
         var listener: Listener?
@@ -22,6 +26,15 @@ struct ListenerRegistry {
         var liveCount = 0
     }
 
+    /// What a subscription produced.
+    struct Subscription {
+        /// The new listener, or `nil` when the registry is closed.
+        var listener: Listener?
+        var token: EventListenerToken
+        /// A payload fired before the subscription that the new listener must receive (replay).
+        var replay: EventPayloadValue?
+    }
+
     /// Below this many entries a bucket is never compacted: scanning a few holes is cheaper.
     static let compactionThreshold = 32
 
@@ -29,9 +42,15 @@ struct ListenerRegistry {
     private(set) var buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
+    private var lastReplayable = [EventPayloadValue?](repeating: nil, count: SystemEvent.count)
+    /// How many live subscriptions are bound to an owner, and when to next look for dead owners.
+    private var ownerBoundCount = 0
+    private var ownerSweepThreshold = 64
 
     /// The id the next subscription gets, and the mark of a fire made now.
     private(set) var nextID: UInt64 = 0
+    /// Whether the bus was shut down: no subscription is accepted any more.
+    private(set) var isClosed = false
 
     init(busID: UInt64) {
         self.busID = busID
@@ -50,28 +69,68 @@ struct ListenerRegistry {
         slots.count + buckets.reduce(0) { $0 + $1.entries.count }
     }
 
+    // MARK: Subscribing
+
     /// Adds a subscription at the end of the subscription order.
+    ///
+    /// - Parameters:
+    ///   - event: The event subscribed to.
+    ///   - lifetime: The owner and end hook, if any.
+    ///   - replayLatest: Whether the subscription asks for the latest payload of an event whose
+    ///     rule is ``ReplayRule/latestOnRequest``.
+    ///   - makeCallback: Makes the callback, given the subscription's own token.
+    /// - Returns: The listener, its token and the payload it is owed by replay; no listener (and an
+    ///   inert token) once the registry is closed.
     mutating func subscribe(
         _ event: SystemEvent,
-        callback: @escaping @MainActor @Sendable (EventPayloadValue) -> Void
-    ) -> (Listener, EventListenerToken) {
+        lifetime: SubscriptionLifetime? = nil,
+        replayLatest: Bool = false,
+        makeCallback: (EventListenerToken) -> Callback
+    ) -> Subscription {
         let id = nextID
         nextID += 1
+        guard !isClosed else {
+            return Subscription(listener: nil, token: EventListenerToken(busID: busID, listenerID: id, slot: -1))
+        }
         let slot = freeSlots.popLast() ?? appendSlot()
-        let listener = Listener.make(id: id, slot: slot, event: event, callback: callback)
+        let token = EventListenerToken(busID: busID, listenerID: id, slot: slot)
+        let listener = Listener.make(
+            id: id,
+            slot: slot,
+            event: event,
+            lifetime: lifetime,
+            callback: makeCallback(token)
+        )
         let ordinal = event.ordinal
         slots[slot] = Slot(listener: listener, position: buckets[ordinal].entries.count)
         buckets[ordinal].entries.append(listener)
         buckets[ordinal].liveCount += 1
-        return (listener, EventListenerToken(busID: busID, listenerID: id, slot: slot))
+        if lifetime?.ownerID != nil { ownerBoundCount += 1 }
+
+        let replay: EventPayloadValue?
+        switch event.replayRule {
+        case .sticky: replay = lastReplayable[ordinal]
+        case .latestOnRequest: replay = replayLatest ? lastReplayable[ordinal] : nil
+        case .none: replay = nil
+        }
+        return Subscription(listener: listener, token: token, replay: replay)
     }
+
+    /// Remembers a fired payload if its event replays to late listeners.
+    mutating func recordFired(_ payload: EventPayloadValue) {
+        if payload.event.replayRule != .none {
+            lastReplayable[payload.event.ordinal] = payload
+        }
+    }
+
+    // MARK: Ending subscriptions
 
     /// Ends the subscription `token` names, if it is one of this bus's live subscriptions.
     ///
     /// The listener is marked cancelled before this returns, so a delivery already under way skips
     /// it from now on.
     ///
-    /// - Returns: The removed listener, which the caller releases after unlocking (releasing it may
+    /// - Returns: The removed listener, which the caller ends after unlocking (releasing it may
     ///   run the deinit of objects the callback captured), or `nil` when the token changes nothing.
     mutating func unsubscribe(_ token: EventListenerToken) -> Listener? {
         guard token.busID == busID, slots.indices.contains(token.slot),
@@ -81,16 +140,49 @@ struct ListenerRegistry {
         return listener
     }
 
-    /// Ends every subscription.
+    /// Ends every subscription bound to the owner with identity `ownerID`.
     ///
-    /// - Returns: The removed listeners, for the caller to release after unlocking.
-    mutating func removeAll() -> [Listener] {
+    /// - Returns: The removed listeners, for the caller to end after unlocking.
+    mutating func unsubscribeAll(ownedBy ownerID: ObjectIdentifier) -> [Listener] {
+        removeAll { $0.lifetime?.ownerID == ownerID }
+    }
+
+    /// Ends the subscriptions whose owner has been deallocated.
+    ///
+    /// - Returns: The removed listeners, for the caller to end after unlocking.
+    mutating func sweepDeadOwners() -> [Listener] {
+        guard ownerBoundCount > 0 else { return [] }
+        return removeAll { $0.lifetime?.isOwnerGone == true }
+    }
+
+    /// Sweeps dead owners when owner-bound subscriptions have doubled since the last sweep, so that
+    /// subscriptions whose owners die unnoticed cannot accumulate.
+    mutating func sweepDeadOwnersIfDue() -> [Listener] {
+        guard ownerBoundCount >= ownerSweepThreshold else { return [] }
+        let removed = sweepDeadOwners()
+        ownerSweepThreshold = max(64, ownerBoundCount * 2)
+        return removed
+    }
+
+    /// Ends every subscription and accepts no new one.
+    ///
+    /// - Returns: The removed listeners, for the caller to end after unlocking.
+    mutating func close() -> [Listener] {
+        isClosed = true
         let removed = slots.compactMap(\.listener)
         for listener in removed { listener.markCancelled() }
         buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
         slots = []
         freeSlots = []
+        lastReplayable = [EventPayloadValue?](repeating: nil, count: SystemEvent.count)
+        ownerBoundCount = 0
         return removed
+    }
+
+    private mutating func removeAll(where shouldRemove: (Listener) -> Bool) -> [Listener] {
+        let doomed = slots.compactMap { $0.listener.flatMap { shouldRemove($0) ? $0 : nil } }
+        for listener in doomed { remove(listener) }
+        return doomed
     }
 
     private mutating func appendSlot() -> Int {
@@ -100,6 +192,7 @@ struct ListenerRegistry {
 
     private mutating func remove(_ listener: Listener) {
         listener.markCancelled()
+        if listener.lifetime?.ownerID != nil { ownerBoundCount -= 1 }
         let ordinal = listener.event.ordinal
         let position = slots[listener.slot].position
         slots[listener.slot] = Slot(listener: nil, position: 0)

@@ -23,6 +23,7 @@ public final class SDKClient: Sendable {
     public let configuration: SDKConfiguration
 
     let store: ConfigStore
+    private let emitter: EventEmitter
     private let lifecycle: Task<Void, Never>
 
     /// Creates a client and starts loading its configuration.
@@ -70,6 +71,7 @@ public final class SDKClient: Sendable {
         self.bus = bus
         self.configuration = configuration
         self.store = store
+        self.emitter = emitter
         self.lifecycle = Task { await lifecycle.run() }
     }
 
@@ -131,14 +133,18 @@ public final class SDKClient: Sendable {
         bus.cancel(token)
     }
 
-    /// Shuts the SDK down: stops fetching, and fails every current and later ``ready()`` with
-    /// ``ReadinessError/Code/shutDown``.
+    /// Shuts the SDK down: stops fetching, fails every current and later ``ready()`` with
+    /// ``ReadinessError/Code/shutDown``, delivers the events already fired, then ends every
+    /// subscription.
     ///
-    /// Returns once the lifecycle has stopped. The current configuration stays readable and
-    /// subscriptions keep working for events the SDK author still fires.
+    /// Returns once the lifecycle has stopped and the bus is shut down: event sequences have
+    /// finished, callbacks are released, and later fires and subscriptions do nothing. The last
+    /// configuration stays readable.
     public func shutdown() async {
         lifecycle.cancel()
         store.shutDown()
         await lifecycle.value
+        await bus.flush()
+        emitter.finish()
     }
 }

@@ -2,12 +2,21 @@ import Testing
 
 @testable import SDKEventBus
 
-@Suite struct ListenerRegistryTests {
-    private let callback: @MainActor @Sendable (EventPayloadValue) -> Void = { _ in }
+/// Makes a callback that does nothing.
+private let ignore: @Sendable (EventListenerToken) -> ListenerRegistry.Callback = { _ in { _ in } }
 
+extension ListenerRegistry {
+    /// Subscribes a callback that does nothing.
+    fileprivate mutating func add(_ event: SystemEvent) -> (Listener, EventListenerToken) {
+        let subscription = subscribe(event, makeCallback: ignore)
+        return (subscription.listener!, subscription.token)
+    }
+}
+
+@Suite struct ListenerRegistryTests {
     @Test func subscriptionsGetIncreasingIdsInSubscriptionOrder() {
         var registry = ListenerRegistry(busID: 1)
-        let ids = (0..<5).map { _ in registry.subscribe(.ready, callback: callback).0.id }
+        let ids = (0..<5).map { _ in registry.add(.ready).0.id }
         #expect(ids == [0, 1, 2, 3, 4])
         #expect(registry.nextID == 5)
         #expect(registry.buckets[SystemEvent.ready.ordinal].entries.compactMap { $0?.id } == ids)
@@ -15,9 +24,9 @@ import Testing
 
     @Test func eachEventHasItsOwnBucket() {
         var registry = ListenerRegistry(busID: 1)
-        _ = registry.subscribe(.ready, callback: callback)
-        _ = registry.subscribe(.bucketing, callback: callback)
-        _ = registry.subscribe(.bucketing, callback: callback)
+        _ = registry.add(.ready)
+        _ = registry.add(.bucketing)
+        _ = registry.add(.bucketing)
         #expect(registry.count(for: .ready) == 1)
         #expect(registry.count(for: .bucketing) == 2)
         #expect(registry.count(for: .conversion) == 0)
@@ -25,7 +34,7 @@ import Testing
 
     @Test func unsubscribeRemovesAndCancelsTheListener() {
         var registry = ListenerRegistry(busID: 1)
-        let (listener, token) = registry.subscribe(.ready, callback: callback)
+        let (listener, token) = registry.add(.ready)
         let removed = registry.unsubscribe(token)
         #expect(removed?.isSame(as: listener) == true)
         #expect(listener.isCancelled)
@@ -34,16 +43,16 @@ import Testing
 
     @Test func unsubscribeIsIdempotent() {
         var registry = ListenerRegistry(busID: 1)
-        let (_, token) = registry.subscribe(.ready, callback: callback)
+        let (_, token) = registry.add(.ready)
         #expect(registry.unsubscribe(token) != nil)
         #expect(registry.unsubscribe(token) == nil)
     }
 
     @Test func tokenOfAnEndedSubscriptionDoesNotEndTheOneReusingItsSlot() {
         var registry = ListenerRegistry(busID: 1)
-        let (_, stale) = registry.subscribe(.ready, callback: callback)
+        let (_, stale) = registry.add(.ready)
         _ = registry.unsubscribe(stale)
-        let (reusing, fresh) = registry.subscribe(.ready, callback: callback)
+        let (reusing, fresh) = registry.add(.ready)
         #expect(fresh.slot == stale.slot)
         #expect(registry.unsubscribe(stale) == nil)
         #expect(!reusing.isCancelled)
@@ -53,8 +62,8 @@ import Testing
     @Test func tokenFromAnotherBusChangesNothing() {
         var mine = ListenerRegistry(busID: 1)
         var theirs = ListenerRegistry(busID: 2)
-        let (listener, _) = mine.subscribe(.ready, callback: callback)
-        let (_, foreign) = theirs.subscribe(.ready, callback: callback)
+        let (listener, _) = mine.add(.ready)
+        let (_, foreign) = theirs.add(.ready)
         #expect(foreign.slot == 0 && foreign.listenerID == 0, "same slot and id as the local listener")
         #expect(mine.unsubscribe(foreign) == nil)
         #expect(!listener.isCancelled)
@@ -62,7 +71,7 @@ import Testing
 
     @Test func compactionKeepsSubscriptionOrderAndTokensValid() {
         var registry = ListenerRegistry(busID: 1)
-        let subscriptions = (0..<200).map { _ in registry.subscribe(.conversion, callback: callback) }
+        let subscriptions = (0..<200).map { _ in registry.add(.conversion) }
         for (index, subscription) in subscriptions.enumerated() where index % 3 != 0 {
             _ = registry.unsubscribe(subscription.1)
         }
@@ -78,7 +87,7 @@ import Testing
 
     @Test func storageReturnsToBaselineAfterSubscriptionsEnd() {
         var registry = ListenerRegistry(busID: 1)
-        let tokens = (0..<10_000).map { registry.subscribe(SystemEvent.allCases[$0 % 10], callback: callback).1 }
+        let tokens = (0..<10_000).map { registry.add(SystemEvent.allCases[$0 % 10]).1 }
         for token in tokens.shuffled() {
             _ = registry.unsubscribe(token)
         }
@@ -86,11 +95,60 @@ import Testing
         #expect(registry.storageFootprint == 0)
     }
 
-    @Test func removeAllCancelsEveryListener() {
+    @Test func closeCancelsEveryListenerAndRefusesNewOnes() {
         var registry = ListenerRegistry(busID: 1)
-        let listeners = (0..<5).map { _ in registry.subscribe(.segments, callback: callback).0 }
-        #expect(registry.removeAll().count == 5)
+        let listeners = (0..<5).map { _ in registry.add(.segments).0 }
+        #expect(registry.close().count == 5)
         #expect(listeners.allSatisfy { $0.isCancelled })
         #expect(registry.count(for: .segments) == 0)
+        let late = registry.subscribe(.segments, makeCallback: ignore)
+        #expect(late.listener == nil)
+        #expect(registry.unsubscribe(late.token) == nil)
+    }
+
+    @Test func stickyEventIsReplayedToALateSubscription() {
+        var registry = ListenerRegistry(busID: 1)
+        #expect(registry.subscribe(.ready, makeCallback: ignore).replay == nil, "nothing fired yet")
+        registry.recordFired(.ready(ReadyPayload()))
+        #expect(registry.subscribe(.ready, makeCallback: ignore).replay == .ready(ReadyPayload()))
+    }
+
+    @Test func latestConfigUpdateIsReplayedOnlyOnRequest() {
+        var registry = ListenerRegistry(busID: 1)
+        let update = EventPayloadValue.configUpdated(ConfigUpdatedPayload(snapshot: nil))
+        registry.recordFired(update)
+        #expect(registry.subscribe(.configUpdated, makeCallback: ignore).replay == nil)
+        #expect(registry.subscribe(.configUpdated, replayLatest: true, makeCallback: ignore).replay == update)
+    }
+
+    @Test func eventsWithoutReplayAreNeverReplayed() {
+        var registry = ListenerRegistry(busID: 1)
+        registry.recordFired(SamplePayloads.numbered(1))
+        #expect(registry.subscribe(.apiQueueReleased, replayLatest: true, makeCallback: ignore).replay == nil)
+    }
+
+    @Test func subscriptionsOfADeadOwnerAreSweptAndOthersKept() {
+        var registry = ListenerRegistry(busID: 1)
+        var owner: Canary? = Canary()
+        let bound = registry.subscribe(.ready, lifetime: SubscriptionLifetime(owner: owner), makeCallback: ignore)
+        let free = registry.add(.ready)
+        #expect(registry.sweepDeadOwners().isEmpty)
+        owner = nil
+        let swept = registry.sweepDeadOwners()
+        #expect(swept.count == 1 && swept[0].isSame(as: bound.listener!))
+        #expect(!free.0.isCancelled)
+        #expect(registry.count(for: .ready) == 1)
+    }
+
+    @Test func unsubscribeAllOfAnOwnerLeavesOtherSubscriptions() {
+        var registry = ListenerRegistry(busID: 1)
+        let owner = Canary()
+        let other = Canary()
+        for event in [SystemEvent.ready, .bucketing, .conversion] {
+            _ = registry.subscribe(event, lifetime: SubscriptionLifetime(owner: owner), makeCallback: ignore)
+        }
+        _ = registry.subscribe(.ready, lifetime: SubscriptionLifetime(owner: other), makeCallback: ignore)
+        #expect(registry.unsubscribeAll(ownedBy: ObjectIdentifier(owner)).count == 3)
+        #expect(registry.totalCount == 1)
     }
 }
