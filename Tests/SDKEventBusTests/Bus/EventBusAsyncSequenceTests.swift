@@ -1,0 +1,124 @@
+import Testing
+
+@testable import SDKEventBus
+
+@Suite(.timeLimit(.minutes(2))) struct EventBusAsyncSequenceTests {
+    let bus: EventBus
+    let emitter: EventEmitter
+
+    init() {
+        (bus, emitter) = EventBus.makeBus()
+    }
+
+    @Test func sequenceReceivesEventsInFireOrderAcrossItsEventsFromItsCreation() async {
+        let stream = bus.events([.bucketing, .conversion, .apiQueueReleased])
+        for payload in SamplePayloads.all.reversed() { await emitter.fire(payload) }
+        await bus.flush()
+        emitter.finish()
+        var received: [SystemEvent] = []
+        for await payload in stream { received.append(payload.event) }
+        #expect(received == [.conversion, .bucketing, .apiQueueReleased])
+    }
+
+    @Test func typedSequenceYieldsPayloadStructs() async {
+        let stream = bus.events(of: ApiQueueReleasedPayload.self)
+        for number in 0..<3 { await emitter.fire(SamplePayloads.numbered(number)) }
+        await bus.flush()
+        emitter.finish()
+        var counts: [Int] = []
+        for await payload in stream { counts.append(payload.eventCount) }
+        #expect(counts == [0, 1, 2])
+    }
+
+    @Test func cancellingTheConsumingTaskEndsTheSubscription() async {
+        let bus = self.bus
+        let started = Counter()
+        let consumer = Task {
+            for await _ in bus.events([.ready, .bucketing]) { started.increment() }
+        }
+        await emitter.fire(.ready(ReadyPayload()))
+        while started.count == 0 { await Task.yield() }
+        #expect(await bus.listenerCount(for: .bucketing) == 1)
+        consumer.cancel()
+        await consumer.value
+        #expect(await bus.listenerCount(for: .ready) == 0)
+        #expect(await bus.listenerCount(for: .bucketing) == 0)
+    }
+
+    @Test func droppingTheSequenceEndsTheSubscription() async {
+        do {
+            let stream = bus.events(.conversion)
+            #expect(await bus.listenerCount(for: .conversion) == 1)
+            _ = stream
+        }
+        #expect(await bus.listenerCount(for: .conversion) == 0)
+    }
+
+    @Test func droppingThousandsOfSequencesLeavesStorageAtItsBaseline() async {
+        for _ in 0..<5_000 {
+            _ = bus.events([.conversion, .bucketing])
+        }
+        #expect(await bus.listenerCount(for: .conversion) == 0)
+        #expect(bus.storage.registryFootprint == 0)
+    }
+
+    @Test func busShutdownFinishesTheSequence() async {
+        let stream = bus.events(.ready)
+        let consumer = Task {
+            var count = 0
+            for await _ in stream { count += 1 }
+            return count
+        }
+        emitter.finish()
+        #expect(await consumer.value == 0)
+    }
+
+    @Test func sequenceCreatedAfterShutdownFinishesAtOnce() async {
+        emitter.finish()
+        var iterator = bus.events(.ready).makeAsyncIterator()
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test func bufferingNewestKeepsOnlyTheLatestEventsForASlowConsumer() async {
+        let stream = bus.events(.apiQueueReleased, bufferingPolicy: .bufferingNewest(2))
+        for number in 0..<5 { await emitter.fire(SamplePayloads.numbered(number)) }
+        await bus.flush()
+        emitter.finish()
+        var numbers: [Int] = []
+        for await payload in stream { numbers.append(payload.number!) }
+        #expect(numbers == [3, 4])
+    }
+
+    @Test func bufferingOldestKeepsTheFirstEventsForASlowConsumer() async {
+        let stream = bus.events(.apiQueueReleased, bufferingPolicy: .bufferingOldest(2))
+        for number in 0..<5 { await emitter.fire(SamplePayloads.numbered(number)) }
+        await bus.flush()
+        emitter.finish()
+        var numbers: [Int] = []
+        for await payload in stream { numbers.append(payload.number!) }
+        #expect(numbers == [0, 1])
+    }
+
+    @Test func sequenceCanReplayTheLatestConfigUpdate() async {
+        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
+        let stream = bus.events(.configUpdated, replayLatest: true)
+        await bus.flush()
+        emitter.finish()
+        var received: [EventPayloadValue] = []
+        for await payload in stream { received.append(payload) }
+        #expect(received == [.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A")))])
+    }
+
+    @Test func consumerOffTheMainActorReceivesEvents() async {
+        let stream = bus.events(of: ConversionPayload.self)
+        let consumer = Task.detached {
+            var received: [ConversionPayload] = []
+            for await payload in stream { received.append(payload) }
+            return received
+        }
+        await emitter.fire(ConversionPayload(goalId: "g", visitorId: "v"))
+        await bus.flush()
+        emitter.finish()
+        #expect(await consumer.value == [ConversionPayload(goalId: "g", visitorId: "v")])
+    }
+}

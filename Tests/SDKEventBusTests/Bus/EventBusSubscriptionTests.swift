@@ -1,0 +1,293 @@
+import Testing
+
+@testable import SDKEventBus
+
+/// One-shot, owner-bound, typed and replayed subscriptions.
+@Suite(.timeLimit(.minutes(2))) @MainActor struct EventBusSubscriptionTests {
+    let bus: EventBus
+    let emitter: EventEmitter
+
+    init() {
+        (bus, emitter) = EventBus.makeBus()
+    }
+
+    /// A view model that owns subscriptions.
+    @MainActor final class Screen {
+        var received: [EventPayloadValue] = []
+    }
+
+    // MARK: Once
+
+    @Test func onceListenerIsCalledAtMostOnceEvenWithSeveralFiresQueued() async {
+        let calls = Recorder<Int>()
+        _ = await bus.once(.apiQueueReleased) { calls.append($0.number!) }
+        for number in 0..<5 { await emitter.fire(SamplePayloads.numbered(number)) }
+        await bus.flush()
+        #expect(calls.items == [0])
+        #expect(await bus.listenerCount(for: .apiQueueReleased) == 0)
+    }
+
+    @Test func onceListenerEndedBeforeAnyFireIsNeverCalled() async {
+        let calls = Recorder<Int>()
+        let token = await bus.once(.ready) { _ in calls.append(1) }
+        await bus.off(token)
+        await emitter.fire(.ready(ReadyPayload()))
+        await bus.flush()
+        #expect(calls.items.isEmpty)
+    }
+
+    @Test func onceListenerIsReleasedAfterItFires() async {
+        let watch: WeakReference<Canary>
+        do {
+            let canary = Canary()
+            watch = WeakReference(canary)
+            _ = await bus.once(.bucketing) { _ in _ = canary }
+        }
+        await emitter.fire(SamplePayloads.all[SystemEvent.bucketing.ordinal])
+        await bus.flush()
+        #expect(watch.object == nil)
+    }
+
+    // MARK: Owner-bound
+
+    @Test func ownerBoundCallbackReceivesItsOwner() async {
+        let screen = Screen()
+        await bus.on(.bucketing, owner: screen) { screen, payload in screen.received.append(payload) }
+        await emitter.fire(SamplePayloads.all[SystemEvent.bucketing.ordinal])
+        await bus.flush()
+        #expect(screen.received.map(\.event) == [.bucketing])
+    }
+
+    @Test func busDoesNotRetainTheOwner() async {
+        weak var weakScreen: Screen?
+        do {
+            let screen = Screen()
+            weakScreen = screen
+            await bus.on(.ready, owner: screen) { _, _ in }
+        }
+        #expect(weakScreen == nil)
+    }
+
+    @Test func afterTheOwnerIsDeallocatedTheCallbackNeverRunsAndTheSubscriptionIsCleanedUp() async {
+        let calls = Recorder<Int>()
+        let watch: WeakReference<Canary>
+        do {
+            let screen = Screen()
+            let canary = Canary()
+            watch = WeakReference(canary)
+            await bus.on(.ready, owner: screen) { _, _ in
+                _ = canary
+                calls.append(1)
+            }
+            #expect(await bus.listenerCount(for: .ready) == 1)
+        }
+        await emitter.fire(.ready(ReadyPayload()))
+        await bus.flush()
+        #expect(calls.items.isEmpty)
+        #expect(await bus.listenerCount(for: .ready) == 0, "cleaned up without anyone calling off")
+        #expect(watch.object == nil, "the callback and its captures are released")
+    }
+
+    @Test func deadOwnersSubscriptionsAreRemovedWhenListenersAreCounted() async {
+        do {
+            let screen = Screen()
+            for event in SystemEvent.allCases { await bus.on(event, owner: screen) { _, _ in } }
+        }
+        #expect(await bus.listenerCount(for: .segments) == 0)
+        #expect(bus.storage.registryFootprint == 0)
+    }
+
+    @Test func deadOwnersDoNotAccumulateAsNewOwnersSubscribe() async {
+        for _ in 0..<1_000 {
+            let screen = Screen()
+            await bus.on(.conversion, owner: screen) { _, _ in }
+        }
+        #expect(bus.storage.registryFootprint < 300, "sweeps run as owner-bound subscriptions grow")
+    }
+
+    @Test func cancelAllOwnedByEndsEveryOwnerSubscriptionFromItsDeinit() async {
+        final class Model: Sendable {
+            let bus: EventBus
+            init(bus: EventBus) { self.bus = bus }
+            deinit { bus.cancelAll(ownedBy: self) }
+        }
+        let calls = Recorder<Int>()
+        var model: Model? = Model(bus: bus)
+        for event in [SystemEvent.ready, .bucketing, .conversion] {
+            await bus.on(event, owner: model!) { _, _ in calls.append(1) }
+        }
+        let other = Screen()
+        await bus.on(.ready, owner: other) { _, _ in calls.append(2) }
+        for payload in SamplePayloads.all { await emitter.fire(payload) }
+        model = nil
+        await bus.flush()
+        #expect(calls.items == [2], "events queued before the deinit are not delivered to its subscriptions")
+        #expect(await bus.listenerCount(for: .bucketing) == 0)
+        #expect(await bus.listenerCount(for: .ready) == 1)
+    }
+
+    @Test func cancelAllOwnedByLeavesOtherOwnersSubscriptions() async {
+        let first = Screen()
+        let second = Screen()
+        await bus.on(.ready, owner: first) { _, _ in }
+        await bus.on(.ready, owner: second) { _, _ in }
+        bus.cancelAll(ownedBy: first)
+        #expect(await bus.listenerCount(for: .ready) == 1)
+    }
+
+    // MARK: Typed
+
+    @Test func typedSubscriptionReceivesThePayloadStruct() async {
+        let received = Recorder<BucketingPayload>()
+        _ = await bus.on(BucketingPayload.self) { received.append($0) }
+        let payload = BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")
+        await emitter.fire(payload)
+        await emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "u")))
+        await bus.flush()
+        #expect(received.items == [payload])
+    }
+
+    @Test func typedFireReachesUntypedListenersAndUntypedFireReachesTypedOnes() async {
+        let untyped = Recorder<EventPayloadValue>()
+        let typed = Recorder<ConversionPayload>()
+        _ = await bus.on(.conversion) { untyped.append($0) }
+        _ = await bus.on(ConversionPayload.self) { typed.append($0) }
+        let first = ConversionPayload(goalId: "g1", visitorId: "u")
+        let second = ConversionPayload(goalId: "g2", visitorId: "u")
+        await emitter.fire(first)
+        await emitter.fire(.conversion(second))
+        await bus.flush()
+        #expect(untyped.items == [.conversion(first), .conversion(second)])
+        #expect(typed.items == [first, second])
+    }
+
+    @Test func typedOnceAndTypedOwnerBoundSubscriptions() async {
+        let once = Recorder<ApiQueueReleasedPayload>()
+        let screen = Screen()
+        _ = await bus.once(ApiQueueReleasedPayload.self) { once.append($0) }
+        await bus.on(ApiQueueReleasedPayload.self, owner: screen) { screen, payload in
+            screen.received.append(payload.payloadValue)
+        }
+        for number in 0..<3 { await emitter.fire(ApiQueueReleasedPayload(eventCount: number)) }
+        await bus.flush()
+        #expect(once.items.map(\.eventCount) == [0])
+        #expect(screen.received.compactMap(\.number) == [0, 1, 2])
+    }
+
+    // MARK: Replay
+
+    @Test func replayRulesAreDeclaredPerEvent() {
+        for event in SystemEvent.allCases {
+            let expected: ReplayRule =
+                switch event {
+                case .ready: .sticky
+                case .configUpdated: .latestOnRequest
+                default: .none
+                }
+            #expect(event.replayRule == expected)
+        }
+    }
+
+    @Test func stickyReadyReachesALateListenerOnceAndOnlyThatListener() async {
+        let early = Recorder<Int>()
+        let late = Recorder<Int>()
+        _ = await bus.on(.ready) { _ in early.append(1) }
+        await emitter.fire(.ready(ReadyPayload()))
+        await bus.flush()
+        _ = await bus.on(.ready) { _ in late.append(1) }
+        await bus.flush()
+        await bus.flush()
+        #expect(early.items.count == 1, "existing listeners never get a duplicate")
+        #expect(late.items.count == 1)
+    }
+
+    @Test func listenerSubscribingBetweenReadyAndItsDeliveryReceivesItExactlyOnce() async {
+        let late = Recorder<Int>()
+        await emitter.fire(.ready(ReadyPayload()))
+        _ = await bus.on(.ready) { _ in late.append(1) }
+        await bus.flush()
+        #expect(late.items.count == 1)
+    }
+
+    @Test func onceAndTypedAndSequenceSubscriptionsAlsoReceiveStickyReady() async {
+        await emitter.fire(.ready(ReadyPayload()))
+        await bus.flush()
+        let calls = Recorder<String>()
+        _ = await bus.once(.ready) { _ in calls.append("once") }
+        _ = await bus.on(ReadyPayload.self) { _ in calls.append("typed") }
+        let stream = bus.events(.ready)
+        await bus.flush()
+        emitter.finish()
+        #expect(calls.items == ["once", "typed"])
+        var received: [EventPayloadValue] = []
+        for await payload in stream { received.append(payload) }
+        #expect(received == [.ready(ReadyPayload())])
+    }
+
+    @Test func latestConfigUpdateIsReplayedOnlyWhenAsked() async {
+        let snapshot = Fixtures.config(named: "B")
+        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
+        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: snapshot)))
+        let asked = Recorder<ConfigUpdatedPayload>()
+        let plain = Recorder<ConfigUpdatedPayload>()
+        _ = await bus.on(ConfigUpdatedPayload.self, replayLatest: true) { asked.append($0) }
+        _ = await bus.on(ConfigUpdatedPayload.self) { plain.append($0) }
+        await bus.flush()
+        #expect(asked.items == [ConfigUpdatedPayload(snapshot: snapshot)], "only the latest")
+        #expect(plain.items.isEmpty)
+    }
+
+    @Test func replayIsOrderedBeforeEventsFiredAfterTheSubscription() async {
+        let names = Recorder<String>()
+        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
+        _ = await bus.on(.configUpdated, replayLatest: true) { payload in
+            guard case .configUpdated(let update) = payload else { return }
+            names.append(update.snapshot?.project.name ?? "")
+        }
+        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "B"))))
+        await bus.flush()
+        #expect(names.items == ["A", "B"])
+    }
+
+    @Test func nonReplayableEventsAreNotReplayedEvenWhenAsked() async {
+        let calls = Recorder<Int>()
+        await emitter.fire(SamplePayloads.numbered(1))
+        _ = await bus.on(.apiQueueReleased, replayLatest: true) { calls.append($0.number!) }
+        await bus.flush()
+        #expect(calls.items.isEmpty)
+    }
+
+    // MARK: Shutdown
+
+    @Test func finishEndsEverySubscriptionAndReleasesCallbacks() async {
+        let watch: WeakReference<Canary>
+        do {
+            let canary = Canary()
+            watch = WeakReference(canary)
+            _ = await bus.on(.ready) { _ in _ = canary }
+        }
+        emitter.finish()
+        #expect(watch.object == nil)
+        #expect(await bus.listenerCount(for: .ready) == 0)
+    }
+
+    @Test func afterFinishFiresAndSubscriptionsDoNothing() async {
+        let calls = Recorder<Int>()
+        emitter.finish()
+        let token = await bus.on(.ready) { _ in calls.append(1) }
+        await emitter.fire(.ready(ReadyPayload()))
+        await bus.flush()
+        await bus.off(token)
+        #expect(calls.items.isEmpty)
+        #expect(await bus.listenerCount(for: .ready) == 0)
+    }
+
+    @Test func eventsFiredBeforeFinishButNotDeliveredAreDropped() async {
+        let calls = Recorder<Int>()
+        _ = await bus.on(.ready) { _ in calls.append(1) }
+        await emitter.fire(.ready(ReadyPayload()))
+        emitter.finish()
+        await bus.flush()
+        #expect(calls.items.isEmpty)
+    }
+}
