@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import SDKEventBus
+
+/// The JSON wire form against the committed vectors in `Resources/wire-vectors.jsonl`: one canonical
+/// object per line, in the order of ``WireFormTests/vectors``.
+///
+/// To regenerate the file after a deliberate change of the wire form, run
+/// `SDKEVENTBUS_WRITE_WIRE_VECTORS=1 swift test --filter WireFormTests` and review the diff.
+@Suite struct WireFormTests {
+    static let vectors: [EventPayloadValue] = [
+        .ready(ReadyPayload()),
+        .configUpdated(ConfigUpdatedPayload(snapshot: nil)),
+        .configUpdated(
+            ConfigUpdatedPayload(
+                snapshot: ProjectConfig(
+                    accountId: "10035569",
+                    project: .init(id: "10034190", name: "Prüfung – 実験 🧪", type: "fullstack"),
+                    experiences: [
+                        .init(
+                            id: "100334665",
+                            key: "checkout/button",
+                            name: "Checkout",
+                            status: "active",
+                            audienceIds: ["10033684"],
+                            variations: [.init(id: "1", key: "a", name: "A", trafficAllocation: 33.5)]
+                        )
+                    ],
+                    features: [.init(id: "10031", key: "f", name: "F", variables: [.init(key: "on", type: "boolean")])]
+                )
+            )
+        ),
+        .apiQueueReleased(ApiQueueReleasedPayload(eventCount: 0)),
+        .apiQueueReleased(ApiQueueReleasedPayload(eventCount: .max)),
+        .apiQueueReleased(ApiQueueReleasedPayload(eventCount: .min)),
+        .bucketing(BucketingPayload(experienceId: "", variationId: "", visitorId: "")),
+        .bucketing(BucketingPayload(experienceId: "100334665", variationId: "1003142551", visitorId: "visitor-42")),
+        .conversion(ConversionPayload(goalId: "100322784", visitorId: "\"quoted\" \\ back/slash\n\t\u{0}")),
+        .conversion(ConversionPayload(goalId: "goal", visitorId: "مرحبا e\u{301} 👩‍👩‍👧 \u{FEFF}")),
+        .segments(SegmentsPayload(visitorId: "u1", segments: Segments())),
+        .segments(
+            SegmentsPayload(
+                visitorId: "u1",
+                segments: Segments(
+                    browser: "CH",
+                    devices: ["desktop", "tablet"],
+                    source: "search",
+                    campaign: "black-friday",
+                    visitorType: "returning",
+                    country: "DE",
+                    customSegments: []
+                )
+            )
+        ),
+        .locationActivated(LocationActivatedPayload(properties: [:])),
+        .locationActivated(LocationActivatedPayload(properties: ["location": "events", "ü": "✓", "": "empty key"])),
+        .locationDeactivated(LocationDeactivatedPayload()),
+        .audiences(AudiencesPayload(audienceIds: [], visitorId: "u1")),
+        .audiences(AudiencesPayload(audienceIds: (0..<50).map { "a\($0)" }, visitorId: "u1")),
+        .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
+    ]
+
+    static let vectorsURL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Resources/wire-vectors.jsonl")
+
+    static func committedLines() throws -> [Data] {
+        let url = try #require(
+            Bundle.module.url(forResource: "wire-vectors", withExtension: "jsonl", subdirectory: "Resources"))
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return text.split(separator: "\n", omittingEmptySubsequences: true).map { Data($0.utf8) }
+    }
+
+    @Test func vectorsCoverEveryEvent() {
+        #expect(Set(Self.vectors.map(\.event)) == Set(SystemEvent.allCases))
+    }
+
+    @Test func everyVectorRoundTripsByteForByte() throws {
+        if ProcessInfo.processInfo.environment["SDKEVENTBUS_WRITE_WIRE_VECTORS"] == "1" {
+            let lines = try Self.vectors.map { String(decoding: try $0.wireJSON(), as: UTF8.self) }
+            try (lines.joined(separator: "\n") + "\n").write(to: Self.vectorsURL, atomically: true, encoding: .utf8)
+        }
+        let lines = try Self.committedLines()
+        try #require(lines.count == Self.vectors.count, "one committed line per vector")
+        for (line, expected) in zip(lines, Self.vectors) {
+            let decoded = try EventPayloadValue(wireJSON: line)
+            #expect(decoded == expected, "\(String(decoding: line, as: UTF8.self))")
+            #expect(try decoded.wireJSON() == line, "re-encoding is byte-for-byte stable")
+            #expect(try expected.wireJSON() == line, "the Swift value encodes to the committed bytes")
+        }
+    }
+
+    @Test func wireObjectNamesTheEventByItsRawValue() throws {
+        for payload in SamplePayloads.all {
+            let object = try JSONSerialization.jsonObject(with: payload.wireJSON()) as? [String: Any]
+            #expect(object?["event"] as? String == payload.event.rawValue)
+            #expect(object?["data"] is [String: Any])
+        }
+    }
+
+    @Test func payloadFieldsUseCamelCaseNames() throws {
+        let text = String(decoding: try SamplePayloads.all[SystemEvent.bucketing.ordinal].wireJSON(), as: UTF8.self)
+        #expect(text == #"{"data":{"experienceId":"e1","variationId":"v1","visitorId":"u1"},"event":"bucketing"}"#)
+    }
+
+    @Test(arguments: [
+        (#"{"event":"bucketed","data":{}}"#, EventDecodingError.Code.unknownEvent, "event"),
+        (#"{"event":"Ready","data":{}}"#, .unknownEvent, "event"),
+        (#"{"data":{}}"#, .missingField, "event"),
+        (#"{"event":7,"data":{}}"#, .missingField, "event"),
+        (#"{"event":"ready"}"#, .missingField, "data"),
+        (#"{"event":"bucketing","data":{"experienceId":"e","variationId":"v"}}"#, .invalidData, "data.visitorId"),
+        (
+            #"{"event":"bucketing","data":{"experienceId":"e","variationId":"v","visitorId":1}}"#, .invalidData,
+            "data.visitorId"
+        ),
+        (#"{"event":"api.queue.released","data":{"eventCount":"12"}}"#, .invalidData, "data.eventCount"),
+        (#"{"event":"audiences","data":[]}"#, .invalidData, "data"),
+        (#"["ready"]"#, .invalidJSON, ""),
+        (#"{"event":"ready","data":{}"#, .invalidJSON, ""),
+        ("", .invalidJSON, ""),
+    ])
+    func malformedWireObjectIsATypedError(json: String, code: EventDecodingError.Code, path: String) {
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == code, "\(error)")
+            #expect(error.path == path, "\(error)")
+        }
+    }
+
+    @Test func payloadTypeOfEveryEventIsItsPayloadStruct() {
+        for payload in SamplePayloads.all {
+            let payloadType = type(of: payload.payload)
+            #expect(ObjectIdentifier(payload.event.payloadType) == ObjectIdentifier(payloadType))
+            #expect(payloadType.event == payload.event)
+        }
+    }
+}
