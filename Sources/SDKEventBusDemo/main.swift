@@ -98,6 +98,10 @@ let conversions = await sdk.on(.conversion) { payload in
     log("app", "conversion: visitor \(conversion.visitorId) reached goal \(conversion.goalId)")
 }
 log("app", "subscribed to config.updated, bucketing and conversion")
+_ = await sdk.bus.once(.ready) { _ in
+    log("app", "a .ready listener added after readiness still ran once (.ready is sticky)")
+}
+await sdk.bus.flush()
 
 await follow(until: applied(.updated))
 await sdk.bus.flush()

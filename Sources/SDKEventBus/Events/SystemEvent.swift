@@ -4,18 +4,21 @@
 /// Android) and with analytics pipelines that match on these exact strings. Cases and raw values
 /// never change, and the enum is `@frozen`, so a `switch` over it needs no `default`.
 ///
-/// | case | raw value | payload |
-/// | --- | --- | --- |
-/// | ``ready`` | `ready` | ``ReadyPayload`` |
-/// | ``configUpdated`` | `config.updated` | ``ConfigUpdatedPayload`` |
-/// | ``apiQueueReleased`` | `api.queue.released` | ``ApiQueueReleasedPayload`` |
-/// | ``bucketing`` | `bucketing` | ``BucketingPayload`` |
-/// | ``conversion`` | `conversion` | ``ConversionPayload`` |
-/// | ``segments`` | `segments` | ``SegmentsPayload`` |
-/// | ``locationActivated`` | `location.activated` | ``LocationActivatedPayload`` |
-/// | ``locationDeactivated`` | `location.deactivated` | ``LocationDeactivatedPayload`` |
-/// | ``audiences`` | `audiences` | ``AudiencesPayload`` |
-/// | ``dataStoreQueueReleased`` | `datastore.queue.released` | ``DataStoreQueueReleasedPayload`` |
+/// | case | raw value | payload | replay |
+/// | --- | --- | --- | --- |
+/// | ``ready`` | `ready` | ``ReadyPayload`` | sticky |
+/// | ``configUpdated`` | `config.updated` | ``ConfigUpdatedPayload`` | latest, on request |
+/// | ``apiQueueReleased`` | `api.queue.released` | ``ApiQueueReleasedPayload`` | — |
+/// | ``bucketing`` | `bucketing` | ``BucketingPayload`` | — |
+/// | ``conversion`` | `conversion` | ``ConversionPayload`` | — |
+/// | ``segments`` | `segments` | ``SegmentsPayload`` | — |
+/// | ``locationActivated`` | `location.activated` | ``LocationActivatedPayload`` | — |
+/// | ``locationDeactivated`` | `location.deactivated` | ``LocationDeactivatedPayload`` | — |
+/// | ``audiences`` | `audiences` | ``AudiencesPayload`` | — |
+/// | ``dataStoreQueueReleased`` | `datastore.queue.released` | ``DataStoreQueueReleasedPayload`` | — |
+///
+/// The replay column is ``replayRule``: whether a listener that subscribes after the event was fired
+/// still receives it.
 ///
 /// ```swift
 /// let token = await bus.on(.bucketing) { payload in
