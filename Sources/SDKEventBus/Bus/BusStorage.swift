@@ -3,8 +3,12 @@
 /// A fire takes the lock once to queue the payload with its mark and, if no drain is pending,
 /// schedules one main-actor hop. The drain takes the lock once per batch to take every queued fire
 /// and a snapshot of the buckets (an O(1) copy-on-write copy), then calls the callbacks with the
-/// lock released. Per callback it does a closure call and an atomic cancelled-check, and allocates
-/// nothing.
+/// lock released. Per callback it reads the cancellation epoch (one atomic load) and calls the
+/// closure, and allocates nothing.
+///
+/// Every removal of a listener increments the epoch under the lock. When the drain sees it change,
+/// it takes a fresh snapshot and carries on after the last listener it called, so a listener whose
+/// subscription ended is never called again, even for fires already queued.
 final class BusStorage: Sendable {
     typealias Callback = ListenerRegistry.Callback
 
@@ -18,6 +22,8 @@ final class BusStorage: Sendable {
     static let batchesPerHop = 16
 
     private let state: LockedValue<State>
+    /// Incremented, under the lock, whenever a subscription ends.
+    private let cancellationEpoch = AtomicCounter()
 
     init() {
         state = LockedValue(State(registry: ListenerRegistry(busID: Self.makeBusID())))
@@ -42,7 +48,7 @@ final class BusStorage: Sendable {
         makeCallback: (EventListenerToken) -> Callback
     ) -> EventListenerToken {
         let (subscription, mustSchedule, swept) = state.withLock { state in
-            let swept = lifetime?.ownerID == nil ? [] : state.registry.sweepDeadOwnersIfDue()
+            let swept = lifetime?.ownerID == nil ? [] : removing(state.registry.sweepDeadOwnersIfDue())
             let subscription = state.registry.subscribe(
                 event,
                 lifetime: lifetime,
@@ -64,18 +70,18 @@ final class BusStorage: Sendable {
     }
 
     func unsubscribe(_ token: EventListenerToken) {
-        let removed = state.withLock { $0.registry.unsubscribe(token) }
+        let removed = state.withLock { removing($0.registry.unsubscribe(token)) }
         removed?.runEndHook()
     }
 
     func unsubscribeAll(ownedBy owner: AnyObject) {
         let ownerID = ObjectIdentifier(owner)
-        end(state.withLock { $0.registry.unsubscribeAll(ownedBy: ownerID) })
+        end(state.withLock { removing($0.registry.unsubscribeAll(ownedBy: ownerID)) })
     }
 
     func listenerCount(for event: SystemEvent) -> Int {
         let (count, swept) = state.withLock { state in
-            let swept = state.registry.sweepDeadOwners()
+            let swept = removing(state.registry.sweepDeadOwners())
             return (state.registry.count(for: event), swept)
         }
         end(swept)
@@ -86,7 +92,19 @@ final class BusStorage: Sendable {
     ///
     /// Fires already queued are not delivered: their listeners have ended.
     func shutDown() {
-        end(state.withLock { $0.registry.close() })
+        end(state.withLock { removing($0.registry.close()) })
+    }
+
+    /// Announces removed listeners to the delivery loop; call it under the lock, with what the
+    /// registry removed.
+    private func removing<Removed: Collection>(_ removed: Removed) -> Removed {
+        if !removed.isEmpty { cancellationEpoch.increment() }
+        return removed
+    }
+
+    private func removing(_ removed: Listener?) -> Listener? {
+        if removed != nil { cancellationEpoch.increment() }
+        return removed
     }
 
     /// The capacity the registry holds, for tests that check storage returns to its baseline.
@@ -130,22 +148,18 @@ final class BusStorage: Sendable {
     @MainActor
     private func drain() {
         for _ in 0..<Self.batchesPerHop {
-            guard var batch = state.withLock({ $0.queue.takeBatch(listeners: $0.registry.buckets) }) else {
+            guard var batch = state.withLock({ $0.queue.takeBatch(listeners: takeSnapshot(of: $0.registry)) }) else {
                 return
             }
             for delivery in batch.deliveries {
                 if let target = delivery.target {
-                    target.deliver(delivery.payload)
-                    continue
-                }
-                // Listeners are in subscription order: stop at the first one subscribed after the fire.
-                for case let listener? in batch.buckets[delivery.payload.event.ordinal].entries {
-                    guard listener.id < delivery.mark else { break }
-                    listener.deliver(delivery.payload)
+                    replay(delivery.payload, to: target)
+                } else {
+                    deliver(delivery, listeners: &batch.listeners)
                 }
             }
             // Drop the snapshot first, so that ended subscriptions are released before flush returns.
-            batch.buckets = []
+            batch.listeners = .empty
             let count = batch.deliveries.count
             batch.deliveries.removeAll(keepingCapacity: true)
             let flushed = state.withLock { $0.queue.finishBatch(count: count, recycling: batch.deliveries) }
@@ -153,6 +167,44 @@ final class BusStorage: Sendable {
         }
         // Still busy: let other main-actor work run, then continue.
         scheduleDrain()
+    }
+
+    /// Calls, in subscription order, every listener of the fire's event subscribed before it.
+    @MainActor
+    private func deliver(_ delivery: DeliveryQueue.Delivery, listeners: inout ListenerSnapshot) {
+        let ordinal = delivery.payload.event.ordinal
+        var entries = listeners.buckets[ordinal].entries
+        var index = 0
+        while index < entries.count {
+            guard let listener = entries[index] else {
+                index += 1
+                continue
+            }
+            // Listeners are in subscription order: stop at the first one subscribed after the fire.
+            guard listener.id < delivery.mark else { return }
+            guard cancellationEpoch.load() == listeners.epoch else {
+                // A subscription ended meanwhile: look again, and go on from this listener if it is
+                // still subscribed, or from the next one.
+                listeners = state.withLock { takeSnapshot(of: $0.registry) }
+                entries = listeners.buckets[ordinal].entries
+                index = ListenerSnapshot.resumeIndex(in: entries, from: listener.id)
+                continue
+            }
+            listener.callback(delivery.payload)
+            index += 1
+        }
+    }
+
+    /// Delivers a replayed payload to the one listener it is owed to, if it is still subscribed.
+    @MainActor
+    private func replay(_ payload: EventPayloadValue, to listener: Listener) {
+        guard state.withLock({ $0.registry.isLive(listener) }) else { return }
+        listener.callback(payload)
+    }
+
+    /// The live listeners and the epoch they match; call it under the lock.
+    private func takeSnapshot(of registry: ListenerRegistry) -> ListenerSnapshot {
+        ListenerSnapshot(buckets: registry.buckets, epoch: cancellationEpoch.load())
     }
 
     private static let busIDs = LockedValue(UInt64(0))

@@ -17,7 +17,7 @@ struct DeliveryQueue {
     /// What the drain takes in one round: the fires, and the listeners as they are now.
     struct Batch {
         var deliveries: [Delivery]
-        var buckets: [ListenerRegistry.Bucket]
+        var listeners: ListenerSnapshot
     }
 
     private var pending: [Delivery] = []
@@ -43,7 +43,7 @@ struct DeliveryQueue {
     ///
     /// - Returns: The fires, or `nil` when none is queued; the drain then ends and the next fire
     ///   schedules a new one.
-    mutating func takeBatch(listeners buckets: [ListenerRegistry.Bucket]) -> Batch? {
+    mutating func takeBatch(listeners: @autoclosure () -> ListenerSnapshot) -> Batch? {
         guard !pending.isEmpty else {
             isDrainScheduled = false
             return nil
@@ -51,7 +51,7 @@ struct DeliveryQueue {
         var deliveries = spare
         swap(&deliveries, &pending)
         spare = []
-        return Batch(deliveries: deliveries, buckets: buckets)
+        return Batch(deliveries: deliveries, listeners: listeners())
     }
 
     /// Records that a batch was delivered.

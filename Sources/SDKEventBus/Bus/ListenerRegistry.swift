@@ -94,7 +94,7 @@ struct ListenerRegistry {
         }
         let slot = freeSlots.popLast() ?? appendSlot()
         let token = EventListenerToken(busID: busID, listenerID: id, slot: slot)
-        let listener = Listener.make(
+        let listener = Listener(
             id: id,
             slot: slot,
             event: event,
@@ -126,9 +126,6 @@ struct ListenerRegistry {
     // MARK: Ending subscriptions
 
     /// Ends the subscription `token` names, if it is one of this bus's live subscriptions.
-    ///
-    /// The listener is marked cancelled before this returns, so a delivery already under way skips
-    /// it from now on.
     ///
     /// - Returns: The removed listener, which the caller ends after unlocking (releasing it may
     ///   run the deinit of objects the callback captured), or `nil` when the token changes nothing.
@@ -164,13 +161,18 @@ struct ListenerRegistry {
         return removed
     }
 
+    /// Whether `listener` is one of this registry's live subscriptions.
+    func isLive(_ listener: Listener) -> Bool {
+        let slot = Int(listener.slot)
+        return slots.indices.contains(slot) && slots[slot].listener === listener
+    }
+
     /// Ends every subscription and accepts no new one.
     ///
     /// - Returns: The removed listeners, for the caller to end after unlocking.
     mutating func close() -> [Listener] {
         isClosed = true
         let removed = slots.compactMap(\.listener)
-        for listener in removed { listener.markCancelled() }
         buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
         slots = []
         freeSlots = []
@@ -191,12 +193,12 @@ struct ListenerRegistry {
     }
 
     private mutating func remove(_ listener: Listener) {
-        listener.markCancelled()
         if listener.lifetime?.ownerID != nil { ownerBoundCount -= 1 }
         let ordinal = listener.event.ordinal
-        let position = slots[listener.slot].position
-        slots[listener.slot] = Slot(listener: nil, position: 0)
-        freeSlots.append(listener.slot)
+        let slot = Int(listener.slot)
+        let position = slots[slot].position
+        slots[slot] = Slot(listener: nil, position: 0)
+        freeSlots.append(slot)
 
         buckets[ordinal].entries[position] = nil
         buckets[ordinal].liveCount -= 1
@@ -221,7 +223,7 @@ struct ListenerRegistry {
         var live: [Listener?] = []
         live.reserveCapacity(buckets[ordinal].liveCount * 2)
         for case let listener? in buckets[ordinal].entries {
-            slots[listener.slot].position = live.count
+            slots[Int(listener.slot)].position = live.count
             live.append(listener)
         }
         buckets[ordinal].entries = live

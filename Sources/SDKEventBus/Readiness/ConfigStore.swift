@@ -109,5 +109,5 @@ public actor ConfigStore {
     }
 
     /// How many callers are waiting for readiness now, for diagnostics and tests.
-    package nonisolated var waiterCount: Int { gate.waiterCount }
+    public nonisolated var waiterCount: Int { gate.waiterCount }
 }

@@ -17,15 +17,15 @@ import Testing
     @Test func batchHoldsEveryQueuedFireInFireOrder() {
         var queue = DeliveryQueue()
         for number in 0..<5 { _ = queue.enqueue(delivery(number)) }
-        let batch = queue.takeBatch(listeners: [])
+        let batch = queue.takeBatch(listeners: .empty)
         #expect(batch?.deliveries.map(\.payload.number) == [0, 1, 2, 3, 4])
     }
 
     @Test func emptyQueueEndsTheDrainSoTheNextFireSchedulesOne() {
         var queue = DeliveryQueue()
         _ = queue.enqueue(delivery(0))
-        let batch = queue.takeBatch(listeners: [])
-        let empty = queue.takeBatch(listeners: [])
+        let batch = queue.takeBatch(listeners: .empty)
+        let empty = queue.takeBatch(listeners: .empty)
         #expect(batch != nil && empty == nil)
         #expect(!queue.isDrainScheduled)
         _ = queue.finishBatch(count: 1, recycling: [])
@@ -36,10 +36,10 @@ import Testing
     @Test func fireDuringDeliveryJoinsTheRunningDrain() {
         var queue = DeliveryQueue()
         _ = queue.enqueue(delivery(0))
-        _ = queue.takeBatch(listeners: [])
+        _ = queue.takeBatch(listeners: .empty)
         let schedules = queue.enqueue(delivery(1))
         #expect(!schedules, "the drain in progress takes it in its next round")
-        let next = queue.takeBatch(listeners: [])
+        let next = queue.takeBatch(listeners: .empty)
         #expect(next?.deliveries.map(\.payload.number) == [1])
     }
 
@@ -48,7 +48,7 @@ import Testing
         #expect(queue.isIdle)
         _ = queue.enqueue(delivery(0))
         #expect(!queue.isIdle)
-        _ = queue.takeBatch(listeners: [])
+        _ = queue.takeBatch(listeners: .empty)
         _ = queue.finishBatch(count: 1, recycling: [])
         #expect(queue.isIdle)
     }

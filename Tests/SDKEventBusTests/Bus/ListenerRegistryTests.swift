@@ -32,12 +32,12 @@ extension ListenerRegistry {
         #expect(registry.count(for: .conversion) == 0)
     }
 
-    @Test func unsubscribeRemovesAndCancelsTheListener() {
+    @Test func unsubscribeRemovesTheListener() {
         var registry = ListenerRegistry(busID: 1)
         let (listener, token) = registry.add(.ready)
         let removed = registry.unsubscribe(token)
-        #expect(removed?.isSame(as: listener) == true)
-        #expect(listener.isCancelled)
+        #expect(removed === listener)
+        #expect(!registry.isLive(listener))
         #expect(registry.count(for: .ready) == 0)
     }
 
@@ -55,7 +55,7 @@ extension ListenerRegistry {
         let (reusing, fresh) = registry.add(.ready)
         #expect(fresh.slot == stale.slot)
         #expect(registry.unsubscribe(stale) == nil)
-        #expect(!reusing.isCancelled)
+        #expect(registry.isLive(reusing))
         #expect(registry.count(for: .ready) == 1)
     }
 
@@ -66,7 +66,7 @@ extension ListenerRegistry {
         let (_, foreign) = theirs.add(.ready)
         #expect(foreign.slot == 0 && foreign.listenerID == 0, "same slot and id as the local listener")
         #expect(mine.unsubscribe(foreign) == nil)
-        #expect(!listener.isCancelled)
+        #expect(mine.isLive(listener))
     }
 
     @Test func compactionKeepsSubscriptionOrderAndTokensValid() {
@@ -95,11 +95,11 @@ extension ListenerRegistry {
         #expect(registry.storageFootprint == 0)
     }
 
-    @Test func closeCancelsEveryListenerAndRefusesNewOnes() {
+    @Test func closeRemovesEveryListenerAndRefusesNewOnes() {
         var registry = ListenerRegistry(busID: 1)
         let listeners = (0..<5).map { _ in registry.add(.segments).0 }
         #expect(registry.close().count == 5)
-        #expect(listeners.allSatisfy { $0.isCancelled })
+        #expect(listeners.allSatisfy { !registry.isLive($0) })
         #expect(registry.count(for: .segments) == 0)
         let late = registry.subscribe(.segments, makeCallback: ignore)
         #expect(late.listener == nil)
@@ -135,8 +135,8 @@ extension ListenerRegistry {
         #expect(registry.sweepDeadOwners().isEmpty)
         owner = nil
         let swept = registry.sweepDeadOwners()
-        #expect(swept.count == 1 && swept[0].isSame(as: bound.listener!))
-        #expect(!free.0.isCancelled)
+        #expect(swept.count == 1 && swept[0] === bound.listener)
+        #expect(registry.isLive(free.0))
         #expect(registry.count(for: .ready) == 1)
     }
 
@@ -150,5 +150,20 @@ extension ListenerRegistry {
         _ = registry.subscribe(.ready, lifetime: SubscriptionLifetime(owner: other), makeCallback: ignore)
         #expect(registry.unsubscribeAll(ownedBy: ObjectIdentifier(owner)).count == 3)
         #expect(registry.totalCount == 1)
+    }
+
+    @Test func resumeIndexFindsTheFirstListenerFromAnIdSkippingHoles() {
+        var registry = ListenerRegistry(busID: 1)
+        let tokens = (0..<10).map { _ in registry.add(.ready).1 }
+        for index in [0, 3, 4, 5, 9] { _ = registry.unsubscribe(tokens[index]) }
+        let entries = registry.buckets[SystemEvent.ready.ordinal].entries
+        let live = entries.compactMap { $0?.id }
+        #expect(live == [1, 2, 6, 7, 8])
+        for id in UInt64(0)...10 {
+            let index = ListenerSnapshot.resumeIndex(in: entries, from: id)
+            let expected = live.first { $0 >= id }
+            #expect(entries[index...].compactMap { $0 }.first?.id == expected, "from \(id)")
+            #expect(entries[..<index].allSatisfy { $0 == nil || $0!.id < id })
+        }
     }
 }
