@@ -10,8 +10,8 @@ struct DeliveryQueue {
         /// The registry's next listener id when the event was fired: only listeners with a smaller
         /// id receive it.
         let mark: UInt64
-        /// The one listener a replay is for; `nil` for a fire, which goes to every listener.
-        var target: Listener? = nil
+        /// The one subscription a replay is for; `nil` for a fire, which goes to every listener.
+        var target: EventListenerToken? = nil
     }
 
     /// What the drain takes in one round: the fires, and the listeners as they are now.

@@ -1,12 +1,12 @@
 /// The listeners of one bus: plain synchronous state, guarded by the bus's lock.
 ///
 /// - One bucket per ``SystemEvent`` (an array indexed by the event's ordinal, not a hash map). A
-///   bucket lists its listeners in subscription order, so a fire can be delivered by walking one
-///   array from the front. An ended subscription leaves a `nil` hole that later ones skip; holes
-///   are compacted away once they outnumber the live listeners, so removal is O(1) amortized.
-/// - A slot table maps a token to its listener and to that listener's position in its bucket, so
-///   `off` never searches. Free slots are reused; the listener id in the token tells a reused slot
-///   from the one the token was issued for.
+///   bucket lists its listeners in subscription order as inline entries, so a fire is delivered by
+///   walking one contiguous array from the front. An ended subscription leaves a hole that later
+///   ones skip; holes are compacted away once they outnumber the live entries, so removal is O(1)
+///   amortized. A subscription allocates nothing beyond its share of these arrays.
+/// - A slot table maps a token to its entry's position, so `off` never searches. Free slots are
+///   reused; the listener id in the token tells a reused slot from the one it was issued for.
 /// - Listener ids increase with every subscription. A fire records the next id as its *mark*:
 ///   exactly the listeners with a smaller id were subscribed when it was fired.
 /// - The latest payload of each replayable event (see ``SystemEvent/replayRule``) is kept, so a
@@ -14,25 +14,62 @@
 struct ListenerRegistry {
     typealias Callback = @MainActor @Sendable (EventPayloadValue) -> Void
 
-    /// A listener's row in the slot table.
-    struct Slot {
-        var listener: Listener?
-        var position: Int
+    /// One subscription, stored inline in its bucket.
+    struct Entry {
+        /// The subscription's rank in the subscription order; never reused.
+        let id: UInt64
+        /// The subscription's row in the slot table, or -1 for a hole.
+        let slot: Int32
+        /// The app's callback.
+        let callback: Callback
+        /// The owner and end hook, for the subscriptions that have them.
+        let lifetime: SubscriptionLifetime?
+
+        var isHole: Bool { slot < 0 }
+
+        /// What an ended subscription leaves behind until compaction.
+        static let hole = Entry(id: .max, slot: -1, callback: { _ in }, lifetime: nil)
     }
 
-    /// The listeners of one event in subscription order, with `nil` for ended subscriptions.
+    /// A subscription's row in the slot table: 16 bytes.
+    struct Slot {
+        /// The id of the subscription in this row; ``free`` when the row is free.
+        var id: UInt64
+        /// Where the subscription's entry is in its bucket.
+        var position: Int32
+        /// The ordinal of the subscription's event.
+        var ordinal: UInt8
+
+        /// A row without a subscription.
+        ///
+        /// Ids count up from 0 and never reach its id.
+        static let free = Slot(id: .max, position: 0, ordinal: 0)
+    }
+
+    /// The listeners of one event in subscription order, with holes for ended subscriptions.
     struct Bucket {
-        var entries: [Listener?] = []
+        var entries: [Entry] = []
         var liveCount = 0
     }
 
     /// What a subscription produced.
     struct Subscription {
-        /// The new listener, or `nil` when the registry is closed.
-        var listener: Listener?
         var token: EventListenerToken
+        /// Whether the subscription was accepted (`false` once the registry is closed).
+        var isLive: Bool
         /// A payload fired before the subscription that the new listener must receive (replay).
         var replay: EventPayloadValue?
+    }
+
+    /// A subscription that ended: what the caller runs and releases after unlocking.
+    struct Removed {
+        let callback: Callback
+        let lifetime: SubscriptionLifetime?
+
+        /// Runs the end hook, if any.
+        func runEndHook() {
+            lifetime?.onEnd?()
+        }
     }
 
     /// Below this many entries a bucket is never compacted: scanning a few holes is cheaper.
@@ -79,8 +116,8 @@ struct ListenerRegistry {
     ///   - replayLatest: Whether the subscription asks for the latest payload of an event whose
     ///     rule is ``ReplayRule/latestOnRequest``.
     ///   - makeCallback: Makes the callback, given the subscription's own token.
-    /// - Returns: The listener, its token and the payload it is owed by replay; no listener (and an
-    ///   inert token) once the registry is closed.
+    /// - Returns: The token, whether the subscription was accepted, and the payload it is owed by
+    ///   replay. Once the registry is closed the token is inert.
     mutating func subscribe(
         _ event: SystemEvent,
         lifetime: SubscriptionLifetime? = nil,
@@ -90,20 +127,15 @@ struct ListenerRegistry {
         let id = nextID
         nextID += 1
         guard !isClosed else {
-            return Subscription(listener: nil, token: EventListenerToken(busID: busID, listenerID: id, slot: -1))
+            return Subscription(token: EventListenerToken(busID: busID, listenerID: id, slot: -1), isLive: false)
         }
         let slot = freeSlots.popLast() ?? appendSlot()
         let token = EventListenerToken(busID: busID, listenerID: id, slot: slot)
-        let listener = Listener(
-            id: id,
-            slot: slot,
-            event: event,
-            lifetime: lifetime,
-            callback: makeCallback(token)
-        )
         let ordinal = event.ordinal
-        slots[slot] = Slot(listener: listener, position: buckets[ordinal].entries.count)
-        buckets[ordinal].entries.append(listener)
+        slots[slot] = Slot(id: id, position: Int32(buckets[ordinal].entries.count), ordinal: UInt8(ordinal))
+        buckets[ordinal].entries.append(
+            Entry(id: id, slot: Int32(slot), callback: makeCallback(token), lifetime: lifetime)
+        )
         buckets[ordinal].liveCount += 1
         if lifetime?.ownerID != nil { ownerBoundCount += 1 }
 
@@ -113,7 +145,7 @@ struct ListenerRegistry {
         case .latestOnRequest: replay = replayLatest ? lastReplayable[ordinal] : nil
         case .none: replay = nil
         }
-        return Subscription(listener: listener, token: token, replay: replay)
+        return Subscription(token: token, isLive: true, replay: replay)
     }
 
     /// Remembers a fired payload if its event replays to late listeners.
@@ -123,56 +155,55 @@ struct ListenerRegistry {
         }
     }
 
+    /// The callback of the live subscription `token` names, for a replay owed to it.
+    func callback(of token: EventListenerToken) -> Callback? {
+        guard let slot = liveSlot(of: token) else { return nil }
+        return buckets[Int(slot.ordinal)].entries[Int(slot.position)].callback
+    }
+
     // MARK: Ending subscriptions
 
     /// Ends the subscription `token` names, if it is one of this bus's live subscriptions.
     ///
-    /// - Returns: The removed listener, which the caller ends after unlocking (releasing it may
-    ///   run the deinit of objects the callback captured), or `nil` when the token changes nothing.
-    mutating func unsubscribe(_ token: EventListenerToken) -> Listener? {
-        guard token.busID == busID, slots.indices.contains(token.slot),
-            let listener = slots[token.slot].listener, listener.id == token.listenerID
-        else { return nil }
-        remove(listener)
-        return listener
+    /// - Returns: What the caller ends after unlocking (releasing the callback may run the deinit
+    ///   of objects it captured), or `nil` when the token changes nothing.
+    mutating func unsubscribe(_ token: EventListenerToken) -> Removed? {
+        guard liveSlot(of: token) != nil else { return nil }
+        return remove(slot: token.slot)
     }
 
     /// Ends every subscription bound to the owner with identity `ownerID`.
     ///
-    /// - Returns: The removed listeners, for the caller to end after unlocking.
-    mutating func unsubscribeAll(ownedBy ownerID: ObjectIdentifier) -> [Listener] {
+    /// - Returns: The removed subscriptions, for the caller to end after unlocking.
+    mutating func unsubscribeAll(ownedBy ownerID: ObjectIdentifier) -> [Removed] {
         removeAll { $0.lifetime?.ownerID == ownerID }
     }
 
     /// Ends the subscriptions whose owner has been deallocated.
     ///
-    /// - Returns: The removed listeners, for the caller to end after unlocking.
-    mutating func sweepDeadOwners() -> [Listener] {
+    /// - Returns: The removed subscriptions, for the caller to end after unlocking.
+    mutating func sweepDeadOwners() -> [Removed] {
         guard ownerBoundCount > 0 else { return [] }
         return removeAll { $0.lifetime?.isOwnerGone == true }
     }
 
     /// Sweeps dead owners when owner-bound subscriptions have doubled since the last sweep, so that
     /// subscriptions whose owners die unnoticed cannot accumulate.
-    mutating func sweepDeadOwnersIfDue() -> [Listener] {
+    mutating func sweepDeadOwnersIfDue() -> [Removed] {
         guard ownerBoundCount >= ownerSweepThreshold else { return [] }
         let removed = sweepDeadOwners()
         ownerSweepThreshold = max(64, ownerBoundCount * 2)
         return removed
     }
 
-    /// Whether `listener` is one of this registry's live subscriptions.
-    func isLive(_ listener: Listener) -> Bool {
-        let slot = Int(listener.slot)
-        return slots.indices.contains(slot) && slots[slot].listener === listener
-    }
-
     /// Ends every subscription and accepts no new one.
     ///
-    /// - Returns: The removed listeners, for the caller to end after unlocking.
-    mutating func close() -> [Listener] {
+    /// - Returns: The removed subscriptions, for the caller to end after unlocking.
+    mutating func close() -> [Removed] {
         isClosed = true
-        let removed = slots.compactMap(\.listener)
+        let removed = buckets.flatMap { bucket in
+            bucket.entries.filter { !$0.isHole }.map { Removed(callback: $0.callback, lifetime: $0.lifetime) }
+        }
         buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
         slots = []
         freeSlots = []
@@ -181,29 +212,40 @@ struct ListenerRegistry {
         return removed
     }
 
-    private mutating func removeAll(where shouldRemove: (Listener) -> Bool) -> [Listener] {
-        let doomed = slots.compactMap { $0.listener.flatMap { shouldRemove($0) ? $0 : nil } }
-        for listener in doomed { remove(listener) }
-        return doomed
+    private func liveSlot(of token: EventListenerToken) -> Slot? {
+        guard token.busID == busID, slots.indices.contains(token.slot), slots[token.slot].id == token.listenerID,
+            token.listenerID != Slot.free.id
+        else { return nil }
+        return slots[token.slot]
+    }
+
+    private mutating func removeAll(where shouldRemove: (Entry) -> Bool) -> [Removed] {
+        var doomed: [Int] = []
+        for bucket in buckets {
+            for entry in bucket.entries where !entry.isHole && shouldRemove(entry) {
+                doomed.append(Int(entry.slot))
+            }
+        }
+        return doomed.map { remove(slot: $0) }
     }
 
     private mutating func appendSlot() -> Int {
-        slots.append(Slot(listener: nil, position: 0))
+        slots.append(.free)
         return slots.count - 1
     }
 
-    private mutating func remove(_ listener: Listener) {
-        if listener.lifetime?.ownerID != nil { ownerBoundCount -= 1 }
-        let ordinal = listener.event.ordinal
-        let slot = Int(listener.slot)
-        let position = slots[slot].position
-        slots[slot] = Slot(listener: nil, position: 0)
+    private mutating func remove(slot: Int) -> Removed {
+        let ordinal = Int(slots[slot].ordinal)
+        let position = Int(slots[slot].position)
+        let entry = buckets[ordinal].entries[position]
+        if entry.lifetime?.ownerID != nil { ownerBoundCount -= 1 }
+        slots[slot] = .free
         freeSlots.append(slot)
 
-        buckets[ordinal].entries[position] = nil
+        buckets[ordinal].entries[position] = .hole
         buckets[ordinal].liveCount -= 1
         // Ending the newest subscriptions first (a common pattern) leaves no holes at all.
-        while case .some(.none) = buckets[ordinal].entries.last {
+        while buckets[ordinal].entries.last?.isHole == true {
             buckets[ordinal].entries.removeLast()
         }
         let entryCount = buckets[ordinal].entries.count
@@ -216,15 +258,16 @@ struct ListenerRegistry {
             slots.removeAll(keepingCapacity: keep)
             freeSlots.removeAll(keepingCapacity: keep)
         }
+        return Removed(callback: entry.callback, lifetime: entry.lifetime)
     }
 
     /// Closes the holes in one bucket, keeping subscription order, and updates the slot table.
     private mutating func compact(_ ordinal: Int) {
-        var live: [Listener?] = []
+        var live: [Entry] = []
         live.reserveCapacity(buckets[ordinal].liveCount * 2)
-        for case let listener? in buckets[ordinal].entries {
-            slots[Int(listener.slot)].position = live.count
-            live.append(listener)
+        for entry in buckets[ordinal].entries where !entry.isHole {
+            slots[Int(entry.slot)].position = Int32(live.count)
+            live.append(entry)
         }
         buckets[ordinal].entries = live
     }

@@ -11,20 +11,20 @@ struct ListenerSnapshot {
 
     /// The index of the first listener in `entries` whose id is `id` or greater.
     ///
-    /// Ids increase along a bucket, with `nil` holes for ended subscriptions, so this is a binary
-    /// search that steps over holes.
-    static func resumeIndex(in entries: [Listener?], from id: UInt64) -> Int {
+    /// Ids increase along a bucket, with holes for ended subscriptions, so this is a binary search
+    /// that steps over holes.
+    static func resumeIndex(in entries: UnsafeBufferPointer<ListenerRegistry.Entry>, from id: UInt64) -> Int {
         var low = 0
         var high = entries.count
         while low < high {
             let middle = (low + high) / 2
             var probe = middle
-            while probe < high, entries[probe] == nil { probe += 1 }
-            guard probe < high, let listener = entries[probe] else {
+            while probe < high, entries[probe].isHole { probe += 1 }
+            guard probe < high else {
                 high = middle
                 continue
             }
-            if listener.id < id { low = probe + 1 } else { high = middle }
+            if entries[probe].id < id { low = probe + 1 } else { high = middle }
         }
         return low
     }

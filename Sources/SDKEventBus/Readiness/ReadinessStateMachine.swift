@@ -29,7 +29,10 @@ struct ReadinessStateMachine<Waiter> {
     }
 
     private(set) var state = State.waiting
-    private var waiters: [UInt64: Waiter] = [:]
+    /// The suspended waiters, contiguous so that opening the gate is one pass over an array.
+    private var waiters: [(id: UInt64, waiter: Waiter)] = []
+    /// Where each suspended waiter is in `waiters`, so that a cancellation removes it in O(1).
+    private var positions: [UInt64: Int] = [:]
     private var cancelledBeforeRegistration: Set<UInt64> = []
     private var nextWaiterID: UInt64 = 0
 
@@ -54,7 +57,8 @@ struct ReadinessStateMachine<Waiter> {
             return .resumeShutDown
         case .waiting:
             if cancelledBeforeRegistration.remove(id) != nil { return .resumeCancelled }
-            waiters[id] = waiter
+            positions[id] = waiters.count
+            waiters.append((id, waiter))
             return .suspend
         }
     }
@@ -65,14 +69,24 @@ struct ReadinessStateMachine<Waiter> {
     ///   resumed or has not registered yet (it then resumes at registration).
     mutating func cancel(_ id: UInt64) -> Waiter? {
         guard state == .waiting else { return nil }
-        if let waiter = waiters.removeValue(forKey: id) { return waiter }
-        cancelledBeforeRegistration.insert(id)
-        return nil
+        guard let position = positions.removeValue(forKey: id) else {
+            cancelledBeforeRegistration.insert(id)
+            return nil
+        }
+        // Swap-remove: the last waiter takes the cancelled one's place.
+        let cancelled = waiters[position].waiter
+        let last = waiters.removeLast()
+        if position < waiters.count {
+            waiters[position] = last
+            positions[last.id] = position
+        }
+        return cancelled
     }
 
     /// Opens the gate for the first configuration.
     ///
-    /// - Returns: Every waiter, to resume successfully; empty when the gate was not waiting.
+    /// - Returns: Every waiter, to resume successfully (in the order they registered, apart from
+    ///   cancellations); empty when the gate was not waiting.
     mutating func open() -> [Waiter] {
         guard state == .waiting else { return [] }
         state = .ready
@@ -88,8 +102,9 @@ struct ReadinessStateMachine<Waiter> {
     }
 
     private mutating func takeWaiters() -> [Waiter] {
-        let resumed = Array(waiters.values)
-        waiters = [:]
+        let resumed = waiters.map(\.waiter)
+        waiters = []
+        positions = [:]
         cancelledBeforeRegistration = []
         return resumed
     }

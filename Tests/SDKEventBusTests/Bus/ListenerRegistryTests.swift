@@ -7,19 +7,27 @@ private let ignore: @Sendable (EventListenerToken) -> ListenerRegistry.Callback 
 
 extension ListenerRegistry {
     /// Subscribes a callback that does nothing.
-    fileprivate mutating func add(_ event: SystemEvent) -> (Listener, EventListenerToken) {
-        let subscription = subscribe(event, makeCallback: ignore)
-        return (subscription.listener!, subscription.token)
+    fileprivate mutating func add(_ event: SystemEvent, lifetime: SubscriptionLifetime? = nil) -> EventListenerToken {
+        subscribe(event, lifetime: lifetime, makeCallback: ignore).token
+    }
+
+    /// The ids of the live entries of `event`'s bucket, in order.
+    fileprivate func liveIDs(_ event: SystemEvent) -> [UInt64] {
+        buckets[event.ordinal].entries.filter { !$0.isHole }.map(\.id)
+    }
+
+    fileprivate func isLive(_ token: EventListenerToken) -> Bool {
+        callback(of: token) != nil
     }
 }
 
 @Suite struct ListenerRegistryTests {
     @Test func subscriptionsGetIncreasingIdsInSubscriptionOrder() {
         var registry = ListenerRegistry(busID: 1)
-        let ids = (0..<5).map { _ in registry.add(.ready).0.id }
+        let ids = (0..<5).map { _ in registry.add(.ready).listenerID }
         #expect(ids == [0, 1, 2, 3, 4])
         #expect(registry.nextID == 5)
-        #expect(registry.buckets[SystemEvent.ready.ordinal].entries.compactMap { $0?.id } == ids)
+        #expect(registry.liveIDs(.ready) == ids)
     }
 
     @Test func eachEventHasItsOwnBucket() {
@@ -32,62 +40,61 @@ extension ListenerRegistry {
         #expect(registry.count(for: .conversion) == 0)
     }
 
-    @Test func unsubscribeRemovesTheListener() {
+    @Test func unsubscribeRemovesTheSubscription() {
         var registry = ListenerRegistry(busID: 1)
-        let (listener, token) = registry.add(.ready)
-        let removed = registry.unsubscribe(token)
-        #expect(removed === listener)
-        #expect(!registry.isLive(listener))
+        let token = registry.add(.ready)
+        #expect(registry.unsubscribe(token) != nil)
+        #expect(!registry.isLive(token))
         #expect(registry.count(for: .ready) == 0)
     }
 
     @Test func unsubscribeIsIdempotent() {
         var registry = ListenerRegistry(busID: 1)
-        let (_, token) = registry.add(.ready)
+        let token = registry.add(.ready)
         #expect(registry.unsubscribe(token) != nil)
         #expect(registry.unsubscribe(token) == nil)
     }
 
     @Test func tokenOfAnEndedSubscriptionDoesNotEndTheOneReusingItsSlot() {
         var registry = ListenerRegistry(busID: 1)
-        let (_, stale) = registry.add(.ready)
+        let stale = registry.add(.ready)
         _ = registry.unsubscribe(stale)
-        let (reusing, fresh) = registry.add(.ready)
+        let fresh = registry.add(.ready)
         #expect(fresh.slot == stale.slot)
         #expect(registry.unsubscribe(stale) == nil)
-        #expect(registry.isLive(reusing))
+        #expect(registry.isLive(fresh))
         #expect(registry.count(for: .ready) == 1)
     }
 
     @Test func tokenFromAnotherBusChangesNothing() {
         var mine = ListenerRegistry(busID: 1)
         var theirs = ListenerRegistry(busID: 2)
-        let (listener, _) = mine.add(.ready)
-        let (_, foreign) = theirs.add(.ready)
+        let local = mine.add(.ready)
+        let foreign = theirs.add(.ready)
         #expect(foreign.slot == 0 && foreign.listenerID == 0, "same slot and id as the local listener")
         #expect(mine.unsubscribe(foreign) == nil)
-        #expect(mine.isLive(listener))
+        #expect(mine.isLive(local))
     }
 
     @Test func compactionKeepsSubscriptionOrderAndTokensValid() {
         var registry = ListenerRegistry(busID: 1)
-        let subscriptions = (0..<200).map { _ in registry.add(.conversion) }
-        for (index, subscription) in subscriptions.enumerated() where index % 3 != 0 {
-            _ = registry.unsubscribe(subscription.1)
+        let tokens = (0..<200).map { _ in registry.add(.conversion) }
+        for (index, token) in tokens.enumerated() where index % 3 != 0 {
+            _ = registry.unsubscribe(token)
         }
-        let survivors = subscriptions.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        let survivors = tokens.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
         let bucket = registry.buckets[SystemEvent.conversion.ordinal]
         #expect(bucket.entries.count < 2 * survivors.count + ListenerRegistry.compactionThreshold, "holes compacted")
-        #expect(bucket.entries.compactMap { $0?.id } == survivors.map(\.0.id), "order kept")
+        #expect(registry.liveIDs(.conversion) == survivors.map(\.listenerID), "order kept")
         for survivor in survivors {
-            #expect(registry.unsubscribe(survivor.1) != nil, "a token still finds its listener after compaction")
+            #expect(registry.unsubscribe(survivor) != nil, "a token still finds its entry after compaction")
         }
         #expect(registry.count(for: .conversion) == 0)
     }
 
     @Test func storageReturnsToBaselineAfterSubscriptionsEnd() {
         var registry = ListenerRegistry(busID: 1)
-        let tokens = (0..<10_000).map { registry.add(SystemEvent.allCases[$0 % 10]).1 }
+        let tokens = (0..<10_000).map { registry.add(SystemEvent.allCases[$0 % 10]) }
         for token in tokens.shuffled() {
             _ = registry.unsubscribe(token)
         }
@@ -95,14 +102,14 @@ extension ListenerRegistry {
         #expect(registry.storageFootprint == 0)
     }
 
-    @Test func closeRemovesEveryListenerAndRefusesNewOnes() {
+    @Test func closeRemovesEverySubscriptionAndRefusesNewOnes() {
         var registry = ListenerRegistry(busID: 1)
-        let listeners = (0..<5).map { _ in registry.add(.segments).0 }
+        let tokens = (0..<5).map { _ in registry.add(.segments) }
         #expect(registry.close().count == 5)
-        #expect(listeners.allSatisfy { !registry.isLive($0) })
+        #expect(tokens.allSatisfy { !registry.isLive($0) })
         #expect(registry.count(for: .segments) == 0)
         let late = registry.subscribe(.segments, makeCallback: ignore)
-        #expect(late.listener == nil)
+        #expect(!late.isLive)
         #expect(registry.unsubscribe(late.token) == nil)
     }
 
@@ -130,13 +137,13 @@ extension ListenerRegistry {
     @Test func subscriptionsOfADeadOwnerAreSweptAndOthersKept() {
         var registry = ListenerRegistry(busID: 1)
         var owner: Canary? = Canary()
-        let bound = registry.subscribe(.ready, lifetime: SubscriptionLifetime(owner: owner), makeCallback: ignore)
+        let bound = registry.add(.ready, lifetime: SubscriptionLifetime(owner: owner))
         let free = registry.add(.ready)
         #expect(registry.sweepDeadOwners().isEmpty)
         owner = nil
-        let swept = registry.sweepDeadOwners()
-        #expect(swept.count == 1 && swept[0] === bound.listener)
-        #expect(registry.isLive(free.0))
+        #expect(registry.sweepDeadOwners().count == 1)
+        #expect(!registry.isLive(bound))
+        #expect(registry.isLive(free))
         #expect(registry.count(for: .ready) == 1)
     }
 
@@ -145,25 +152,27 @@ extension ListenerRegistry {
         let owner = Canary()
         let other = Canary()
         for event in [SystemEvent.ready, .bucketing, .conversion] {
-            _ = registry.subscribe(event, lifetime: SubscriptionLifetime(owner: owner), makeCallback: ignore)
+            _ = registry.add(event, lifetime: SubscriptionLifetime(owner: owner))
         }
-        _ = registry.subscribe(.ready, lifetime: SubscriptionLifetime(owner: other), makeCallback: ignore)
+        _ = registry.add(.ready, lifetime: SubscriptionLifetime(owner: other))
         #expect(registry.unsubscribeAll(ownedBy: ObjectIdentifier(owner)).count == 3)
         #expect(registry.totalCount == 1)
     }
 
     @Test func resumeIndexFindsTheFirstListenerFromAnIdSkippingHoles() {
         var registry = ListenerRegistry(busID: 1)
-        let tokens = (0..<10).map { _ in registry.add(.ready).1 }
+        let tokens = (0..<10).map { _ in registry.add(.ready) }
         for index in [0, 3, 4, 5, 9] { _ = registry.unsubscribe(tokens[index]) }
         let entries = registry.buckets[SystemEvent.ready.ordinal].entries
-        let live = entries.compactMap { $0?.id }
+        let live = registry.liveIDs(.ready)
         #expect(live == [1, 2, 6, 7, 8])
-        for id in UInt64(0)...10 {
-            let index = ListenerSnapshot.resumeIndex(in: entries, from: id)
-            let expected = live.first { $0 >= id }
-            #expect(entries[index...].compactMap { $0 }.first?.id == expected, "from \(id)")
-            #expect(entries[..<index].allSatisfy { $0 == nil || $0!.id < id })
+        entries.withUnsafeBufferPointer { buffer in
+            for id in UInt64(0)...10 {
+                let index = ListenerSnapshot.resumeIndex(in: buffer, from: id)
+                let expected = live.first { $0 >= id }
+                #expect(entries[index...].first { !$0.isHole }?.id == expected, "from \(id)")
+                #expect(entries[..<index].allSatisfy { $0.isHole || $0.id < id })
+            }
         }
     }
 }

@@ -12,12 +12,12 @@ import Testing
         #expect(machine.waiterCount == 1)
     }
 
-    @Test func openReturnsEveryWaiterOnce() {
+    @Test func openReturnsEveryWaiterOnceInRegistrationOrder() {
         var machine = Machine()
         for name in ["a", "b", "c"] {
             _ = machine.register(machine.makeWaiterID(), waiter: name)
         }
-        #expect(Set(machine.open()) == ["a", "b", "c"])
+        #expect(machine.open() == ["a", "b", "c"])
         #expect(machine.open().isEmpty, "a second open resumes nobody")
         #expect(machine.state == .ready)
         #expect(machine.waiterCount == 0)
@@ -48,6 +48,23 @@ import Testing
         #expect(machine.register(id, waiter: "a") == .resumeCancelled)
         #expect(machine.waiterCount == 0)
         #expect(machine.pendingCancellationCount == 0)
+    }
+
+    @Test func cancellingWaitersInAnyOrderRemovesExactlyThem() {
+        var machine = Machine()
+        let ids = (0..<100).map { index in
+            let id = machine.makeWaiterID()
+            _ = machine.register(id, waiter: "\(index)")
+            return id
+        }
+        var generator = SplitMix64(seed: 7)
+        let cancelled = Array(ids.shuffled(using: &generator).prefix(60))
+        for id in cancelled {
+            #expect(machine.cancel(id) == "\(id)")
+        }
+        #expect(machine.waiterCount == 40)
+        let remaining = Set(ids).subtracting(cancelled).map { "\($0)" }
+        #expect(Set(machine.open()) == Set(remaining))
     }
 
     @Test func cancellationAfterOpenChangesNothing() {
