@@ -1,0 +1,163 @@
+import Benchmark
+import SDKEventBus
+
+let payload = EventPayloadValue.bucketing(
+    BucketingPayload(experienceId: "100334665", variationId: "1003142551", visitorId: "visitor-42")
+)
+
+/// How many fires share one wait in the sustained scenarios.
+let firesPerRound = 100
+
+let benchmarks: @Sendable () -> Void = {
+    let deliveryPeers: [any DeliveryPeer.Type] = [
+        SDKEventBusPeer.self,
+        ReferenceActorPeer.self,
+        LockedBusPeer.self,
+        NotificationCenterPeer.self,
+        AsyncStreamPeer.self,
+        ClosureLoopPeer.self,
+    ]
+    let subscriptionPeers: [any SubscriptionPeer.Type] = [
+        SDKEventBusSubscriptionPeer.self,
+        ReferenceActorSubscriptionPeer.self,
+        LockedBusSubscriptionPeer.self,
+        NotificationCenterSubscriptionPeer.self,
+    ]
+
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .nanoseconds,
+        warmupIterations: 10,
+        maxDuration: .seconds(1),
+        maxIterations: 100_000
+    )
+
+    for listeners in [1, 10, 100, 1_000] {
+        for peer in deliveryPeers {
+            // Sustained: 100 fires back to back from the main actor, then until every callback ran.
+            // One iteration is 100 fires; the report divides.
+            Benchmark("sustained/\(listeners) listeners/\(peer.name)") { @MainActor benchmark in
+                let sink = Sink()
+                let design = await peer.init(listeners: listeners, sink: sink)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    sink.expect(listeners * firesPerRound)
+                    for _ in 0..<firesPerRound { await design.fire(payload) }
+                    await sink.delivered()
+                }
+                benchmark.stopMeasurement()
+                blackHole(sink.received)
+            }
+
+            // Latency: one fire from the main actor, then until every callback ran.
+            Benchmark("latency/\(listeners) listeners/\(peer.name)") { @MainActor benchmark in
+                let sink = Sink()
+                let design = await peer.init(listeners: listeners, sink: sink)
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations {
+                    sink.expect(listeners)
+                    await design.fire(payload)
+                    await sink.delivered()
+                }
+                benchmark.stopMeasurement()
+                blackHole(sink.received)
+            }
+        }
+    }
+
+    // What `fire` costs the SDK's own code with 100 listeners; delivery happens after the
+    // measurement. One iteration is 100 fires.
+    Benchmark("caller side/100 listeners/SDKEventBus") { @MainActor benchmark in
+        let sink = Sink()
+        let peer = await SDKEventBusPeer(listeners: 100, sink: sink)
+        sink.expect(.max)
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            for _ in 0..<firesPerRound { await peer.fire(payload) }
+            benchmark.stopMeasurement()
+            await peer.bus.flush()
+        }
+    }
+    Benchmark("caller side/100 listeners/reference actor + Task per callback") { @MainActor benchmark in
+        let sink = Sink()
+        let peer = await ReferenceActorPeer(listeners: 100, sink: sink)
+        for _ in benchmark.scaledIterations {
+            sink.expect(100 * firesPerRound)
+            benchmark.startMeasurement()
+            for _ in 0..<firesPerRound { await peer.fire(payload) }
+            benchmark.stopMeasurement()
+            await sink.delivered()
+        }
+    }
+
+    // Subscribe + unsubscribe with 10,000 live listeners.
+    for peer in subscriptionPeers {
+        Benchmark("subscribe+unsubscribe/10,000 live/\(peer.name)") { benchmark in
+            let design = await peer.init(liveListeners: 10_000)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                await design.subscribeAndUnsubscribe()
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // Memory held per live subscription: the bytes still allocated after 100,000 subscriptions,
+    // with callbacks that capture nothing so that only the bus's own memory counts.
+    Benchmark(
+        "memory/100,000 live subscriptions/SDKEventBus",
+        configuration: .init(metrics: [.memoryLeakedBytes, .memoryLeaked], maxIterations: 10)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let (bus, emitter) = EventBus.makeBus()
+            benchmark.startMeasurement()
+            for index in 0..<100_000 {
+                _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in }
+            }
+            benchmark.stopMeasurement()
+            emitter.finish()
+        }
+    }
+    Benchmark(
+        "memory/100,000 live subscriptions/reference actor + Task per callback",
+        configuration: .init(metrics: [.memoryLeakedBytes, .memoryLeaked], maxIterations: 10)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let bus = ReferenceActorBus()
+            benchmark.startMeasurement()
+            for index in 0..<100_000 {
+                _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in }
+            }
+            benchmark.stopMeasurement()
+            blackHole(bus)
+        }
+    }
+
+    // Resuming 10,000 suspended `ready()` callers, against resuming 10,000 bare continuations.
+    Benchmark("ready/resume 10,000 waiters/ConfigStore", configuration: .init(maxIterations: 200)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let store = ConfigStore(emitter: EventBus.makeBus().emitter)
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<10_000 { group.addTask { try? await store.waitForReady() } }
+                while store.waiterCount < 10_000 { await Task.yield() }
+                benchmark.startMeasurement()
+                await store.setConfig(readyConfig)
+                benchmark.stopMeasurement()
+            }
+        }
+    }
+    Benchmark("ready/resume 10,000 waiters/bare continuations", configuration: .init(maxIterations: 200)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let waiters = BareWaiters()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<10_000 { group.addTask { await waiters.wait() } }
+                while waiters.count < 10_000 { await Task.yield() }
+                benchmark.startMeasurement()
+                waiters.resumeAll()
+                benchmark.stopMeasurement()
+            }
+        }
+    }
+}
+
+let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))

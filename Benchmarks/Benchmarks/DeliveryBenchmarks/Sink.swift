@@ -1,0 +1,39 @@
+import SDKEventBus
+
+/// What every peer's callbacks do: count, and let the benchmark await the last delivery.
+///
+/// The same object serves every design, so the work per callback is identical and only the
+/// delivery mechanism differs.
+@MainActor
+final class Sink {
+    private(set) var received = 0
+    private var remaining = 0
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    /// The callback every listener of every peer runs.
+    func receive(_ payload: EventPayloadValue) {
+        received &+= 1
+        remaining -= 1
+        if remaining == 0, let waiter {
+            self.waiter = nil
+            waiter.resume()
+        }
+    }
+
+    /// Sets how many callbacks the next round must deliver.
+    func expect(_ count: Int) {
+        remaining = count
+    }
+
+    /// Returns once the expected callbacks have run (at once for designs that deliver inline).
+    func delivered() async {
+        guard remaining > 0 else { return }
+        await withCheckedContinuation { waiter = $0 }
+    }
+}
+
+/// One callback for `sink`, typed as the bus's callbacks are.
+@MainActor
+func callback(for sink: Sink) -> @MainActor @Sendable (EventPayloadValue) -> Void {
+    { payload in sink.receive(payload) }
+}

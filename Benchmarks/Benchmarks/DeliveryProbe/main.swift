@@ -1,0 +1,33 @@
+// Times the end-to-end delivery loop without the benchmark harness, for profiling.
+import SDKEventBus
+
+@MainActor
+final class Sink {
+    var received = 0
+    var remaining = 0
+    var waiter: CheckedContinuation<Void, Never>?
+    func receive(_ payload: EventPayloadValue) {
+        received &+= 1
+        remaining -= 1
+        if remaining == 0, let waiter { self.waiter = nil; waiter.resume() }
+    }
+}
+
+let listeners = Int(CommandLine.arguments.dropFirst().first ?? "100") ?? 100
+let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "20000") ?? 20_000
+/// How many fires share one wait for delivery: 1 measures latency, more measures sustained cost.
+let firesPerWait = Int(CommandLine.arguments.dropFirst(3).first ?? "1") ?? 1
+let payload = EventPayloadValue.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
+let sink = Sink()
+let (bus, emitter) = EventBus.makeBus()
+for _ in 0..<listeners { _ = await bus.on(.bucketing) { sink.receive($0) } }
+let clock = ContinuousClock()
+let start = clock.now
+for _ in 0..<iterations {
+    sink.remaining = listeners * firesPerWait
+    for _ in 0..<firesPerWait { await emitter.fire(payload) }
+    await withCheckedContinuation { sink.waiter = $0 }
+}
+let elapsed = clock.now - start
+let perFire = elapsed / (iterations * firesPerWait)
+print("\(listeners) listeners, \(firesPerWait) fire(s) per wait: \(perFire) per fire; received \(sink.received)")

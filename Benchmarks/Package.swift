@@ -1,0 +1,31 @@
+// swift-tools-version: 6.1
+
+// The benchmarks live in their own package so that the library itself stays dependency-free.
+import PackageDescription
+
+let package = Package(
+    name: "SDKEventBusBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "SDKEventBus", path: "../"),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "DeliveryBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "SDKEventBus", package: "SDKEventBus"),
+            ],
+            path: "Benchmarks/DeliveryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // The delivery loop alone, without the harness: for profilers (valgrind, perf).
+        .executableTarget(
+            name: "DeliveryProbe",
+            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus")],
+            path: "Benchmarks/DeliveryProbe"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
