@@ -158,11 +158,14 @@ final class BusStorage: Sendable {
                     deliver(delivery, listeners: &batch.listeners)
                 }
             }
-            // Drop the snapshot first, so that ended subscriptions are released before flush returns.
-            batch.listeners = .empty
             let count = batch.deliveries.count
             batch.deliveries.removeAll(keepingCapacity: true)
             let flushed = state.withLock { $0.queue.finishBatch(count: count, recycling: batch.deliveries) }
+            // Release the snapshot only after that lock, which follows every read of it: once the
+            // registry's buffers are unique again it may write them in place, and the lock is what
+            // orders those writes after this loop's reads. Release it before flush callers resume,
+            // so that ended subscriptions are gone when flush returns.
+            batch.listeners = .empty
             for continuation in flushed { continuation.resume() }
         }
         // Still busy: let other main-actor work run, then continue.

@@ -37,7 +37,10 @@ public actor ConfigStore {
         fire = { storage.enqueue($0) }
     }
 
-    /// Whether the first configuration has arrived.
+    /// Whether ``waitForReady()`` would return at once: the first configuration has arrived and the
+    /// store has not been shut down.
+    ///
+    /// After ``shutDown()`` it is `false`, while ``config`` keeps the last configuration.
     public var isReady: Bool { gate.isOpen }
 
     /// Makes `newConfig` the configuration in effect and announces it.

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import SDKEventBus
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Faults injected through the mock fetch service, on a manual clock.
+@Suite(.timeLimit(.minutes(2))) @MainActor struct FaultInjectionTests {
+    let a = Fixtures.config(named: "A")
+    let b = Fixtures.config(named: "B")
+    let clock = ManualClock()
+    let diagnostics = DiagnosticsRecorder()
+    let log = EventLog()
+
+    /// A client whose first fetch waits one second, so that the test can subscribe first.
+    func makeClient(_ script: [MockConfigFetchService.Outcome]) async -> (SDKClient, MockConfigFetchService) {
+        var script = script
+        script[0] = .delayed(.seconds(1), script[0])
+        let service = MockConfigFetchService(script, afterScript: .hang, clock: clock)
+        let configuration = SDKConfiguration(
+            refreshInterval: .seconds(60),
+            retryPolicy: RetryPolicy(initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0),
+            clock: clock,
+            diagnostics: diagnostics.handler
+        )
+        let client = SDKClient(configuration: configuration, fetchService: service)
+        await log.attach(to: client.bus)
+        _ = await clock.nextSleep()
+        clock.advance(by: .seconds(1))
+        return (client, service)
+    }
+
+    static let errors: [any Error] = [
+        MockConfigFetchService.SimulatedError("connection reset"),
+        URLError(.timedOut),
+        URLError(.notConnectedToInternet),
+        NSError(domain: NSPOSIXErrorDomain, code: Int(ECONNREFUSED)),
+        CancellationError(),  // thrown by the service itself, not by shutdown
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a service's own decoder failed")),
+        ConfigDecodingError(code: .invalidSyntax, reason: "truncated"),
+    ]
+
+    @Test func everyKindOfFetchErrorIsRetriedWithBackoffKeepingTheLastGoodConfig() async throws {
+        let failures = Self.errors.map { MockConfigFetchService.Outcome.failure($0) }
+        let (client, service) = await makeClient([.config(a)] + failures + [.body(Data("{".utf8)), .config(b)])
+        try await client.ready()
+        #expect(await clock.advanceToNextSleep() == .seconds(60))
+        var delays: [Duration] = []
+        for _ in 0...Self.errors.count {
+            await diagnostics.wait(for: delays.count + 1) { $0.isFetchFailed }
+            #expect(await client.config == a, "the last good config stays while fetches fail")
+            delays.append(await clock.advanceToNextSleep())
+        }
+        await diagnostics.wait { $0.appliedChange == .updated }
+        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
+        #expect(await client.config == b)
+        #expect(service.fetchCount == Self.errors.count + 3)
+        await client.bus.flush()
+        #expect(log.names == [.ready, .configUpdated], "failures fire nothing")
+        await client.shutdown()
+    }
+
+    @Test func flappingSuccessAndFailureResetsTheBackoffAfterEverySuccess() async throws {
+        let failure = MockConfigFetchService.Outcome.failure(URLError(.timedOut))
+        let (client, _) = await makeClient([.config(a), failure, .config(b), failure, failure, .config(a), failure])
+        try await client.ready()
+        var delays: [Duration] = []
+        for _ in 0..<7 { delays.append(await clock.advanceToNextSleep()) }
+        // refresh, retry 1, refresh, retry 1, retry 2, refresh, retry 1
+        #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { Duration.seconds($0) })
+        await diagnostics.wait(for: 2) { $0.appliedChange == .updated }
+        await client.bus.flush()
+        #expect(log.names == [.ready, .configUpdated, .configUpdated])
+        await client.shutdown()
+    }
+
+    @Test func clientStaysResponsiveDuringAFailureStorm() async throws {
+        let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
+        let (client, service) = await makeClient(Array(repeating: failure, count: 1_000) + [.config(a)])
+        for round in 0..<1_000 {
+            if round % 100 == 0 {
+                // Reads and timed waits answer at once while the storm goes on.
+                #expect(await client.config == nil)
+                let timed = Task { try await client.ready(timeout: .zero) }
+                await #expect(throws: ReadinessError.timedOut(after: .zero)) { try await timed.value }
+            }
+            await clock.advanceToNextSleep()
+        }
+        try await client.ready()
+        #expect(service.fetchCount == 1_001)
+        #expect(diagnostics.steps.compactMap(\.retryDelay).max() == .seconds(30), "backoff capped as configured")
+        await client.shutdown()
+    }
+
+    @Test func fetchThatHangsUntilShutdownEndsPromptlyAndFailsWaiters() async {
+        let (client, service) = await makeClient([.hang])
+        let waiter = Task { try await client.ready() }
+        while service.fetchCount == 0 { await Task.yield() }
+        await client.shutdown()
+        await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
+        #expect(diagnostics.steps.last?.isStopped == true)
+    }
+
+    @Test func slowFetchOvertakenByShutdownAppliesNothing() async {
+        let (client, _) = await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
+        await diagnostics.wait { $0.appliedChange == .first }
+        clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
+        while clock.sleeperCount == 0 { await Task.yield() }
+        await client.shutdown()
+        clock.advance(by: .seconds(45))
+        #expect(await client.config == a)
+        await client.bus.flush()
+        #expect(log.names == [.ready])
+    }
+}
