@@ -52,7 +52,7 @@ import Testing
     /// One round on a fresh bus: `operations` operations split between the tasks.
     static func runRound(seed: UInt64, operations: Int) async -> RoundResult {
         let (bus, emitter) = EventBus.makeBus()
-        let checker = await BusModelChecker()
+        let checker = BusModelChecker()
         let modelIDs = LockedValue(0)
         let perTask = operations / tasks
         let liveCounts = await withTaskGroup(of: [SystemEvent: Int].self) { group in
