@@ -100,7 +100,7 @@ extension EventBus {
     /// deinit { bus.cancelAll(ownedBy: self) }
     /// ```
     ///
-    /// - Parameter owner: The owner passed to ``on(_:owner:callback:)``.
+    /// - Parameter owner: The owner passed to ``on(_:owner:callback:)-(SystemEvent,_,_)``.
     public nonisolated func cancelAll(ownedBy owner: AnyObject) {
         storage.unsubscribeAll(ownedBy: owner)
     }
