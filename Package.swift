@@ -13,10 +13,12 @@ let package = Package(
         // `Synchronization.Atomic` would do, but it requires iOS 18 / macOS 15.
         .target(name: "_SDKEventBusAtomics"),
         .target(name: "SDKEventBus", dependencies: ["_SDKEventBusAtomics"]),
-        .executableTarget(name: "SDKEventBusDemo", dependencies: ["SDKEventBus"]),
+        // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
+        .target(name: "LoopbackHTTPServer"),
+        .executableTarget(name: "SDKEventBusDemo", dependencies: ["SDKEventBus", "LoopbackHTTPServer"]),
         .testTarget(
             name: "SDKEventBusTests",
-            dependencies: ["SDKEventBus"],
+            dependencies: ["SDKEventBus", "LoopbackHTTPServer"],
             resources: [.copy("Resources")]
         ),
     ],

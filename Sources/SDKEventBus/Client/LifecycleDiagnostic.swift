@@ -11,8 +11,17 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A fetch succeeded and the store took the configuration.
     case configApplied(ConfigChange)
     /// A fetch failed (a ``ConfigDecodingError`` for a malformed body); the last good configuration
-    /// stays in place and the next fetch is in `retryIn`.
-    case fetchFailed(any Error, attempt: Int, retryIn: Duration)
+    /// stays in place and the next fetch is in `retryIn`, or never (`nil`) when the error is not
+    /// retryable and there is no refresh interval.
+    case fetchFailed(any Error, attempt: Int, retryIn: Duration?)
+    /// ``SDKConfiguration/initialConfig`` was applied.
+    case initialConfigApplied(ConfigChange)
+    /// The cached configuration was read and applied.
+    case cacheLoaded(ConfigChange)
+    /// The cache could not be read or is corrupt; it was ignored.
+    case cacheRejected(ConfigCacheError)
+    /// A new configuration could not be written to the cache; it stays in effect.
+    case cacheWriteFailed(ConfigCacheError)
     /// The next refresh is due in the given duration.
     case refreshScheduled(in: Duration)
     /// The lifecycle ended because the SDK shut down.
@@ -25,8 +34,18 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             attempt == 1 ? "fetch started" : "fetch started (attempt \(attempt))"
         case .configApplied(let change):
             "fetched: \(change)"
-        case .fetchFailed(let error, let attempt, let delay):
+        case .fetchFailed(let error, let attempt, let delay?):
             "fetch failed (attempt \(attempt)): \(error); retrying in \(delay)"
+        case .fetchFailed(let error, let attempt, nil):
+            "fetch failed (attempt \(attempt)): \(error); not retrying"
+        case .initialConfigApplied(let change):
+            "initial config: \(change)"
+        case .cacheLoaded(let change):
+            "read from cache: \(change)"
+        case .cacheRejected(let error):
+            "cache ignored: \(error)"
+        case .cacheWriteFailed(let error):
+            "cache not written: \(error)"
         case .refreshScheduled(let delay):
             "next refresh in \(delay)"
         case .stopped:

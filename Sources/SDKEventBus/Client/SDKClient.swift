@@ -24,6 +24,7 @@ public final class SDKClient: Sendable {
 
     let store: ConfigStore
     private let emitter: EventEmitter
+    private let statusRecorder = StatusRecorder()
     private let lifecycle: Task<Void, Never>
 
     /// Creates a client and starts loading its configuration.
@@ -67,7 +68,12 @@ public final class SDKClient: Sendable {
         emitter: EventEmitter
     ) {
         let store = ConfigStore(emitter: emitter)
-        let lifecycle = ConfigLifecycle(store: store, service: fetchService, configuration: configuration)
+        let lifecycle = ConfigLifecycle(
+            store: store,
+            service: fetchService,
+            configuration: configuration,
+            status: statusRecorder
+        )
         self.bus = bus
         self.configuration = configuration
         self.store = store
@@ -104,6 +110,12 @@ public final class SDKClient: Sendable {
     /// The configuration in effect, or `nil` before the first one.
     public var config: ProjectConfig? {
         get async { await store.config }
+    }
+
+    /// Whether the client is ready, where its configuration came from, when it last changed, and
+    /// the last fetch error: for diagnostics screens and logs.
+    public var status: SDKStatus {
+        statusRecorder.snapshot(isReady: store.isReadyNow, isShutDown: store.isShutDownNow)
     }
 
     /// Subscribes `callback` to `event`; see ``EventBus/on(_:callback:)``.

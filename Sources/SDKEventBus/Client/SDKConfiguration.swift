@@ -18,6 +18,15 @@ public struct SDKConfiguration: Sendable {
     public var clock: any Clock<Duration>
     /// Called with each step of the lifecycle, on the lifecycle's task; keep it short.
     public var diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)?
+    /// Where the last good configuration is kept between launches, if anywhere.
+    ///
+    /// At start the client becomes ready from the cached configuration (``SDKStatus/source`` says
+    /// ``ConfigSource/cache``), then a live fetch that differs fires ``SystemEvent/configUpdated``.
+    /// A corrupt or unreadable cache is ignored and reported, never applied.
+    public var cache: (any ConfigCache)?
+    /// A configuration to start from, for example defaults bundled with the app: the client is
+    /// ready from it at once (``ConfigSource/injected``), and the cache and live fetches follow.
+    public var initialConfig: ProjectConfig?
 
     /// Creates a configuration.
     ///
@@ -26,15 +35,21 @@ public struct SDKConfiguration: Sendable {
     ///   - retryPolicy: How long the SDK waits after failed fetches.
     ///   - clock: The clock every wait of the lifecycle uses.
     ///   - diagnostics: Called with each step of the lifecycle.
+    ///   - cache: Where the last good configuration is kept between launches.
+    ///   - initialConfig: A configuration to start from.
     public init(
         refreshInterval: Duration? = .seconds(300),
         retryPolicy: RetryPolicy = RetryPolicy(),
         clock: any Clock<Duration> = ContinuousClock(),
-        diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)? = nil
+        diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)? = nil,
+        cache: (any ConfigCache)? = nil,
+        initialConfig: ProjectConfig? = nil
     ) {
         self.refreshInterval = refreshInterval
         self.retryPolicy = retryPolicy
         self.clock = clock
         self.diagnostics = diagnostics
+        self.cache = cache
+        self.initialConfig = initialConfig
     }
 }

@@ -111,6 +111,12 @@ public actor ConfigStore {
         gate.shutDown()
     }
 
+    /// Whether a wait would return at once, readable without awaiting the store.
+    package nonisolated var isReadyNow: Bool { gate.isOpen }
+
+    /// Whether the store was shut down, readable without awaiting the store.
+    package nonisolated var isShutDownNow: Bool { gate.isShutDown }
+
     /// How many callers are waiting for readiness now, for diagnostics and tests.
     public nonisolated var waiterCount: Int { gate.waiterCount }
 }

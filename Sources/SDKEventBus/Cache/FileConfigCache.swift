@@ -1,0 +1,63 @@
+public import Foundation
+
+/// Keeps the last good configuration in a JSON file, written atomically, in a directory the caller
+/// chooses (an app's caches or application-support directory, say).
+///
+/// The file is read back through ``ProjectConfig/init(jsonData:)``, so a truncated or tampered file
+/// is rejected like a malformed body, never half-applied.
+///
+/// ```swift
+/// var configuration = SDKConfiguration()
+/// configuration.cache = FileConfigCache(directory: URL.cachesDirectory.appending(path: "MySDK"))
+/// ```
+public struct FileConfigCache: ConfigCache {
+    /// The file the configuration is kept in.
+    public let fileURL: URL
+
+    /// Creates a cache in `directory`, which is created when the first configuration is saved.
+    ///
+    /// - Parameters:
+    ///   - directory: The directory to keep the file in.
+    ///   - fileName: The file's name.
+    public init(directory: URL, fileName: String = "last-good-config.json") {
+        fileURL = directory.appendingPathComponent(fileName, isDirectory: false)
+    }
+
+    /// Reads the cached configuration.
+    ///
+    /// - Returns: The configuration, or `nil` when no file exists yet.
+    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unreadable`` or
+    ///   ``ConfigCacheError/Code/corrupt``.
+    public func load() throws(ConfigCacheError) -> ProjectConfig? {
+        guard FileManager.default.fileExists(atPath: fileURL.path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: fileURL)
+        } catch {
+            throw ConfigCacheError(code: .unreadable, location: fileURL.path, underlying: error)
+        }
+        do {
+            return try ProjectConfig(jsonData: data)
+        } catch {
+            throw ConfigCacheError(code: .corrupt, location: fileURL.path, decodingError: error)
+        }
+    }
+
+    /// Replaces the cached configuration, atomically: a crash mid-write leaves the previous file.
+    ///
+    /// - Parameter config: The configuration to keep.
+    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unwritable``.
+    public func save(_ config: ProjectConfig) throws(ConfigCacheError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: fileURL.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            try encoder.encode(config).write(to: fileURL, options: .atomic)
+        } catch {
+            throw ConfigCacheError(code: .unwritable, location: fileURL.path, underlying: error)
+        }
+    }
+}

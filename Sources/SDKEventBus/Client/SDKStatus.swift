@@ -1,0 +1,34 @@
+public import Foundation
+
+/// A snapshot of the client's state, for diagnostics screens and logs.
+///
+/// ```swift
+/// let status = sdk.status
+/// print(status.isReady, status.source ?? "none", status.lastFetchError.map { "\($0)" } ?? "no error")
+/// ```
+public struct SDKStatus: Sendable, CustomStringConvertible {
+    /// Whether ``SDKClient/ready()`` would return at once.
+    public var isReady: Bool
+    /// Whether ``SDKClient/shutdown()`` was called.
+    public var isShutDown: Bool
+    /// Where the configuration in effect came from; `nil` before the first one.
+    public var source: ConfigSource?
+    /// When the configuration in effect was applied (first set, or last changed).
+    public var lastUpdated: Date?
+    /// When a fetch last succeeded, changed configuration or not.
+    public var lastSuccessfulFetch: Date?
+    /// The error of the last failed fetch, or of the cache; `nil` once a fetch succeeds.
+    public var lastFetchError: (any Error)?
+    /// How many fetches in a row have failed.
+    public var consecutiveFailures: Int
+
+    /// A line for logs.
+    public var description: String {
+        var parts = [isShutDown ? "shut down" : isReady ? "ready" : "not ready"]
+        if let source { parts.append("source: \(source)") }
+        if let lastUpdated { parts.append("updated: \(lastUpdated)") }
+        if consecutiveFailures > 0 { parts.append("\(consecutiveFailures) failure(s) in a row") }
+        if let lastFetchError { parts.append("last error: \(lastFetchError)") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// A fetch that failed before a body could be decoded: the transport failed, the server answered
+/// with an error status, or the body was too large.
+///
+/// Malformed bodies fail with ``ConfigDecodingError`` instead. Match on ``code``; new codes may be
+/// added without breaking you.
+///
+/// ```swift
+/// if let error = status.lastFetchError as? ConfigFetchError, error.code == .httpStatus {
+///     print("the CDN answered \(error.statusCode!)")
+/// }
+/// ```
+public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringConvertible {
+    /// The kind of failure.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: Hashable, Sendable {
+            case transport
+            case httpStatus
+            case bodyTooLarge
+            case notModifiedWithoutCache
+        }
+
+        private let value: Value
+
+        /// The request did not complete: no connection, a timeout, a dropped connection.
+        public static let transport = Code(value: .transport)
+        /// The server answered with a status other than 2xx or 304.
+        public static let httpStatus = Code(value: .httpStatus)
+        /// The body was larger than the service's limit.
+        public static let bodyTooLarge = Code(value: .bodyTooLarge)
+        /// The server answered 304 Not Modified but the service has no body to reuse.
+        public static let notModifiedWithoutCache = Code(value: .notModifiedWithoutCache)
+
+        /// The code's name, for logs.
+        public var description: String { "\(value)" }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// The HTTP status, for ``Code/httpStatus``.
+    public let statusCode: Int?
+    /// How long the server asked to wait (`Retry-After`), if it did.
+    public let retryAfter: Duration?
+    /// The underlying error, for ``Code/transport``.
+    public let underlying: (any Error)?
+    /// What went wrong, in words.
+    public let reason: String
+
+    init(
+        code: Code,
+        statusCode: Int? = nil,
+        retryAfter: Duration? = nil,
+        underlying: (any Error)? = nil,
+        reason: String
+    ) {
+        self.code = code
+        self.statusCode = statusCode
+        self.retryAfter = retryAfter
+        self.underlying = underlying
+        self.reason = reason
+    }
+
+    /// Whether fetching again soon can succeed.
+    ///
+    /// Transport failures, 5xx, 408 Request Timeout and 429 Too Many Requests are retried; other 4xx
+    /// and oversized bodies are not (they wait for the next refresh).
+    public var isRetryable: Bool {
+        switch code {
+        case .transport, .notModifiedWithoutCache:
+            return true
+        case .httpStatus:
+            guard let statusCode else { return true }
+            return statusCode >= 500 || statusCode == 408 || statusCode == 429
+        default:
+            return false
+        }
+    }
+
+    /// One sentence naming the failure and whether it will be retried.
+    public var description: String {
+        var text = "config fetch failed (\(code)"
+        if let statusCode { text += " \(statusCode)" }
+        text += "): \(reason)"
+        if let retryAfter { text += "; the server asked to wait \(retryAfter)" }
+        return text
+    }
+
+    /// Parses a `Retry-After` header: delay seconds, or an HTTP date.
+    static func retryAfter(header: String?, now: Date = Date()) -> Duration? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        if let seconds = Int(header) { return .seconds(max(seconds, 0)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE',' dd MMM yyyy HH':'mm':'ss 'GMT'"
+        guard let date = formatter.date(from: header) else { return nil }
+        return .seconds(max(date.timeIntervalSince(now), 0).rounded(.up))
+    }
+}

@@ -1,0 +1,21 @@
+/// What a fetch error says about trying again; the SDK's lifecycle follows it.
+///
+/// Adopt it in your own fetch service's errors to steer retries. Errors that do not adopt it are
+/// retried with the client's ``RetryPolicy``.
+///
+/// ```swift
+/// struct QuotaExceeded: Error, FetchRetryAdvice {
+///     var isRetryable: Bool { true }
+///     var retryAfter: Duration? { .seconds(60) }
+/// }
+/// ```
+public protocol FetchRetryAdvice: Error {
+    /// Whether fetching again soon can succeed.
+    ///
+    /// When `false` (a rejected key, a missing project), the client does not back off and retry:
+    /// it tries again at its next refresh, or stops when it has no refresh interval.
+    var isRetryable: Bool { get }
+
+    /// How long the server asked the client to wait, if it did; the client waits at least this long.
+    var retryAfter: Duration? { get }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+@testable import SDKEventBus
+
+/// A fresh directory under the temporary directory, removed by `cleanUp()`.
+struct TemporaryDirectory {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("SDKEventBusTests-\(UUID().uuidString)")
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+@Suite struct FileConfigCacheTests {
+    @Test func savedConfigurationLoadsBack() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try cache.save(Fixtures.projectConfig)
+        #expect(try cache.load() == Fixtures.projectConfig)
+    }
+
+    @Test func missingCacheLoadsAsNothing() throws {
+        let directory = TemporaryDirectory()
+        #expect(try FileConfigCache(directory: directory.url).load() == nil)
+    }
+
+    @Test func corruptFileIsRejectedWithTheDecodingError() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try cache.save(Fixtures.projectConfig)
+        try Data(Fixtures.projectConfigData.prefix(300)).write(to: cache.fileURL)
+        #expect {
+            try cache.load()
+        } throws: { error in
+            guard let error = error as? ConfigCacheError else { return false }
+            return error.code == .corrupt && error.decodingError?.code == .invalidSyntax
+        }
+    }
+
+    @Test func unreadableCacheIsRejectedWithATypedError() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        // A directory where the file should be: it exists but cannot be read as a file.
+        try FileManager.default.createDirectory(at: cache.fileURL, withIntermediateDirectories: true)
+        #expect {
+            try cache.load()
+        } throws: { error in
+            (error as? ConfigCacheError)?.code == .unreadable
+        }
+    }
+
+    @Test func unwritableLocationIsATypedError() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let blocker = directory.url.appendingPathComponent("file")
+        try Data("x".utf8).write(to: blocker)
+        let cache = FileConfigCache(directory: blocker)  // a file where the directory should be
+        #expect {
+            try cache.save(Fixtures.projectConfig)
+        } throws: { error in
+            (error as? ConfigCacheError)?.code == .unwritable
+        }
+    }
+}
+
+/// The client with a cache and an injected configuration, on a manual clock.
+@Suite(.timeLimit(.minutes(2))) @MainActor struct OfflineReadinessTests {
+    let a = Fixtures.config(named: "A")
+    let b = Fixtures.config(named: "B")
+    let clock = ManualClock()
+    let diagnostics = DiagnosticsRecorder()
+    let log = EventLog()
+
+    func makeClient(
+        _ script: [MockConfigFetchService.Outcome],
+        cache: (any ConfigCache)? = nil,
+        initialConfig: ProjectConfig? = nil
+    ) async -> SDKClient {
+        let service = MockConfigFetchService(script, afterScript: .hang, clock: clock)
+        let (client, _) = SDKClient.make(
+            configuration: SDKConfiguration(
+                refreshInterval: .seconds(60),
+                retryPolicy: RetryPolicy(initialDelay: .seconds(1), jitter: 0),
+                clock: clock,
+                diagnostics: diagnostics.handler,
+                cache: cache,
+                initialConfig: initialConfig
+            ),
+            fetchService: service
+        )
+        await log.attach(to: client.bus)
+        return client
+    }
+
+    @Test func clientBecomesReadyFromTheCacheWhileOffline() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try cache.save(a)
+        let client = await makeClient([.failure(URLError(.notConnectedToInternet))], cache: cache)
+        try await client.ready()
+        #expect(await client.config == a)
+        #expect(client.status.source == .cache)
+        #expect(client.status.isReady)
+        await diagnostics.wait { $0.isFetchFailed }
+        #expect(client.status.lastFetchError is URLError, "offline, and reported")
+        await client.bus.flush()
+        #expect(log.names == [.ready])
+        await client.shutdown()
+    }
+
+    @Test func liveConfigThatDiffersFromTheCacheFiresConfigUpdatedAndIsCached() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try cache.save(a)
+        let client = await makeClient([.config(b)], cache: cache)
+        await diagnostics.wait { $0.appliedChange == .updated }
+        await client.bus.flush()
+        #expect(log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
+        #expect(client.status.source == .network)
+        #expect(try cache.load() == b, "the new configuration is kept for the next start")
+        await client.shutdown()
+    }
+
+    @Test func corruptCacheIsIgnoredAndNeverMakesTheClientReady() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try Data("{\"account_id\": \"1\", \"project\": ".utf8).write(to: cache.fileURL)
+        let client = await makeClient([.hang], cache: cache)
+        await diagnostics.wait { if case .cacheRejected = $0 { true } else { false } }
+        #expect(client.status.isReady == false)
+        #expect(client.status.source == nil)
+        #expect((client.status.lastFetchError as? ConfigCacheError)?.code == .corrupt)
+        await client.bus.flush()
+        #expect(log.names.isEmpty, "no false ready")
+        await client.shutdown()
+    }
+
+    @Test func firstLiveConfigIsWrittenToAnEmptyCache() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        let client = await makeClient([.config(a)], cache: cache)
+        try await client.ready()
+        await diagnostics.wait { $0.appliedChange == .first }
+        #expect(client.status.source == .network)
+        #expect(try cache.load() == a)
+        await client.shutdown()
+    }
+
+    @Test func injectedConfigMakesTheClientReadyAtOnceAndTheNetworkTakesOver() async throws {
+        let client = await makeClient([.delayed(.seconds(5), .config(b))], initialConfig: a)
+        try await client.ready()
+        #expect(client.status.source == .injected)
+        #expect(await client.config == a)
+        clock.advance(by: .seconds(5))
+        await diagnostics.wait { $0.appliedChange == .updated }
+        #expect(client.status.source == .network)
+        await client.shutdown()
+    }
+
+    @Test func statusReportsFailuresAndRecovery() async throws {
+        let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
+        let client = await makeClient([failure, failure, .config(a)])
+        #expect(await clock.advanceToNextSleep() == .seconds(1), "after the first failure")
+        await diagnostics.wait(for: 2) { $0.isFetchFailed }
+        let failing = client.status
+        #expect(failing.consecutiveFailures == 2)
+        #expect(failing.lastFetchError is MockConfigFetchService.SimulatedError)
+        #expect(failing.lastSuccessfulFetch == nil && !failing.isReady)
+        #expect(await clock.advanceToNextSleep() == .seconds(2), "after the second")
+        try await client.ready()
+        await diagnostics.wait { $0.appliedChange == .first }
+        let recovered = client.status
+        #expect(recovered.consecutiveFailures == 0)
+        #expect(recovered.lastFetchError == nil)
+        #expect(recovered.lastSuccessfulFetch != nil && recovered.lastUpdated != nil)
+        #expect(recovered.source == .network)
+        await client.shutdown()
+        #expect(client.status.isShutDown && !client.status.isReady)
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import LoopbackHTTPServer
+import Testing
+
+@testable import SDKEventBus
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The real HTTP fetch service against a real server on 127.0.0.1 (an ephemeral port), started and
+/// stopped by each test.
+@Suite(.timeLimit(.minutes(2))) struct URLSessionConfigFetchServiceTests {
+    typealias Response = LoopbackHTTPServer.Response
+
+    static let fixture = Fixtures.projectConfigData
+    static let changed = Fixtures.serialize(
+        Fixtures.fixtureObject().merging(["account_id": "changed"]) { $1 }
+    )
+
+    /// A server whose answers come from `handler`, and a service pointed at it.
+    static func serve(
+        maximumBodySize: Int = 10 * 1024 * 1024,
+        timeout: Duration = .seconds(10),
+        _ handler: @escaping LoopbackHTTPServer.Handler
+    ) throws -> (LoopbackHTTPServer, URLSessionConfigFetchService) {
+        let server = try LoopbackHTTPServer(handler: handler)
+        let service = URLSessionConfigFetchService(
+            .init(
+                url: server.url(path: "/config/key-1.json"),
+                headers: ["Authorization": "Bearer key-1"],
+                timeout: timeout,
+                maximumBodySize: maximumBodySize
+            )
+        )
+        return (server, service)
+    }
+
+    /// Answers 200 with the body and `ETag`, or 304 when the request carries that ETag.
+    static func etagServer(body: @escaping @Sendable () -> (Data, String)) -> LoopbackHTTPServer.Handler {
+        { request in
+            let (data, etag) = body()
+            if request.headers["if-none-match"] == etag { return Response(status: 304, headers: ["ETag": etag]) }
+            return Response(status: 200, headers: ["ETag": etag, "Content-Type": "application/json"], body: data)
+        }
+    }
+
+    @Test func fetchesAndDecodesTheRealConfigurationWithTheConfiguredHeaders() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture) }
+        defer { server.stop() }
+        #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
+        let request = try #require(server.receivedRequests.first)
+        #expect(request.method == "GET")
+        #expect(request.path == "/config/key-1.json")
+        #expect(request.headers["authorization"] == "Bearer key-1")
+        #expect(request.headers["if-none-match"] == nil)
+    }
+
+    @Test func unchangedConfigurationCostsA304AndReturnsThePreviousOne() async throws {
+        let (server, service) = try Self.serve(Self.etagServer { (Self.fixture, "\"v1\"") })
+        defer { server.stop() }
+        let first = try await service.fetchLiveConfig()
+        let second = try await service.fetchLiveConfig()
+        #expect(first == second)
+        #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\""])
+    }
+
+    @Test func notModifiedWithoutABodyToReuseIsARetryableError() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 304) }
+        defer { server.stop() }
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            (error as? ConfigFetchError)?.code == .notModifiedWithoutCache && (error as! ConfigFetchError).isRetryable
+        }
+    }
+
+    @Test(arguments: [
+        (401, false), (403, false), (404, false), (408, true), (429, true), (500, true), (502, true), (503, true),
+    ])
+    func errorStatusIsATypedErrorWithRetryAdvice(status: Int, retryable: Bool) async throws {
+        let (server, service) = try Self.serve { _ in Response(status: status, body: Data("nope".utf8)) }
+        defer { server.stop() }
+        do {
+            _ = try await service.fetchLiveConfig()
+            Issue.record("status \(status) was accepted")
+        } catch let error as ConfigFetchError {
+            #expect(error.code == .httpStatus)
+            #expect(error.statusCode == status)
+            #expect(error.isRetryable == retryable, "\(error)")
+        }
+    }
+
+    @Test func tooManyRequestsCarriesRetryAfter() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 429, headers: ["Retry-After": "7"]) }
+        defer { server.stop() }
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            (error as? ConfigFetchError)?.retryAfter == .seconds(7)
+        }
+    }
+
+    @Test func retryAfterAcceptsAnHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_000_000_000)
+        // 1,000,000,000 s after the epoch is Sun, 09 Sep 2001 01:46:40 GMT.
+        #expect(ConfigFetchError.retryAfter(header: "Sun, 09 Sep 2001 01:47:00 GMT", now: now) == .seconds(20))
+        #expect(ConfigFetchError.retryAfter(header: "120", now: now) == .seconds(120))
+        #expect(ConfigFetchError.retryAfter(header: "soon", now: now) == nil)
+    }
+
+    @Test func oversizedBodyIsRejectedWithATypedError() async throws {
+        let (server, service) = try Self.serve(maximumBodySize: 1_000) { _ in Response(status: 200, body: Self.fixture)
+        }
+        defer { server.stop() }
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            (error as? ConfigFetchError)?.code == .bodyTooLarge
+        }
+    }
+
+    @Test func malformedBodyFailsWithTheSameErrorAsTheDecoder() async throws {
+        let body = Data(Self.fixture.prefix(500))
+        let (server, service) = try Self.serve { _ in Response(status: 200, body: body) }
+        defer { server.stop() }
+        var expected: ConfigDecodingError?
+        do { _ = try ProjectConfig(jsonData: body) } catch { expected = error }
+        await #expect(throws: expected!) { try await service.fetchLiveConfig() }
+    }
+
+    @Test func transferCutShortIsATransportError() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, truncatedAfter: 100) }
+        defer { server.stop() }
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            if let error = error as? ConfigFetchError { return error.code == .transport && error.isRetryable }
+            return error is ConfigDecodingError  // a client that hands over the partial body: rejected as truncated
+        }
+    }
+
+    @Test func slowServerHitsTheRequestTimeoutAndNotSooner() async throws {
+        let (server, service) = try Self.serve(timeout: .milliseconds(300)) { _ in
+            Response(status: 200, body: Self.fixture, delay: .seconds(5))
+        }
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            (error as? ConfigFetchError)?.code == .transport
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(300), "not an immediate failure")
+    }
+
+    @Test func timeoutIsRoundedUpToWholeSecondsWhereURLSessionCountsOnlySeconds() {
+        #if canImport(FoundationNetworking)
+            #expect(URLSessionConfigFetchService.timeoutInterval(.milliseconds(300)) == 1)
+            #expect(URLSessionConfigFetchService.timeoutInterval(.milliseconds(1_500)) == 2)
+        #else
+            #expect(URLSessionConfigFetchService.timeoutInterval(.milliseconds(300)) == 0.3)
+        #endif
+    }
+
+    @Test func refusedConnectionIsARetryableTransportError() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 200) }
+        server.stop()
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            (error as? ConfigFetchError).map { $0.code == .transport && $0.isRetryable } ?? false
+        }
+    }
+
+    // MARK: Through the client's lifecycle
+
+    @MainActor
+    final class Harness {
+        let clock = ManualClock()
+        let diagnostics = DiagnosticsRecorder()
+        let log = EventLog()
+
+        func client(_ service: some ConfigFetchService, refresh: Duration? = .seconds(60)) async -> SDKClient {
+            let client = SDKClient(
+                configuration: SDKConfiguration(
+                    refreshInterval: refresh,
+                    retryPolicy: RetryPolicy(
+                        initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0),
+                    clock: clock,
+                    diagnostics: diagnostics.handler
+                ),
+                fetchService: service
+            )
+            await log.attach(to: client.bus)
+            return client
+        }
+    }
+
+    @Test @MainActor func refreshAnsweredWith304FiresNoEventAndAChangeFiresConfigUpdated() async throws {
+        let version = LockedValue((Self.fixture, "\"v1\""))
+        let (server, service) = try Self.serve(Self.etagServer { version.withLock { $0 } })
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service)
+        try await client.ready()
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        await harness.diagnostics.wait { $0.appliedChange == .unchanged }
+        version.withLock { $0 = (Self.changed, "\"v2\"") }
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        await harness.diagnostics.wait { $0.appliedChange == .updated }
+        await client.bus.flush()
+        #expect(harness.log.names == [.ready, .configUpdated])
+        #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", "\"v1\""])
+        #expect(await client.config?.accountId == "changed")
+        await client.shutdown()
+    }
+
+    @Test @MainActor func retryAfterIsHonouredAboveTheBackoff() async throws {
+        let count = LockedValue(0)
+        let (server, service) = try Self.serve { _ in
+            count.withLock { $0 += 1 }
+            return count.withLock { $0 } == 1
+                ? Response(status: 429, headers: ["Retry-After": "120"]) : Response(status: 200, body: Self.fixture)
+        }
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service)
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(120), "not the 1 s backoff")
+        try await client.ready()
+        await client.shutdown()
+    }
+
+    @Test @MainActor func clientErrorIsNotRetriedUntilTheNextRefresh() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 404) }
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service)
+        #expect(await harness.clock.nextSleep() == .seconds(60), "the refresh interval, not a backoff")
+        #expect(client.status.lastFetchError is ConfigFetchError)
+        await client.shutdown()
+    }
+
+    @Test @MainActor func clientErrorWithoutARefreshIntervalStopsTheLifecycle() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 401) }
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service, refresh: nil)
+        await harness.diagnostics.wait { $0.isStopped }
+        #expect(server.receivedRequests.count == 1)
+        await client.shutdown()
+    }
+
+    @Test @MainActor func shutdownCancelsAFetchInFlightPromptly() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, delay: .seconds(5)) }
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service)
+        while server.receivedRequests.isEmpty { await Task.yield() }
+        let started = ContinuousClock.now
+        await client.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(4), "the request was cancelled, not awaited")
+        #expect(client.status.isShutDown)
+        #expect(await client.config == nil)
+    }
+}
