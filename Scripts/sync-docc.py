@@ -26,6 +26,7 @@ GUIDES = [
     "ReadinessAndLifecycle",
     "Subscriptions",
     "TestingWithTheMock",
+    "OnlineOfflineAndCache",
 ]
 # Public top-level types: the code spans that become symbol links.
 TYPES_PATTERN = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*public\s+(?:final\s+)?(?:actor|struct|enum|class|protocol)\s+(\w+)", re.M)

@@ -1,0 +1,77 @@
+import Foundation
+import SDKEventBus
+
+/// The whole lifecycle against the scriptable mock: start → a failed fetch, retried → ready →
+/// listeners → a refresh that changes the config → a refresh with the same config → a visitor's
+/// events → a malformed body, rejected → unsubscribe → shutdown.
+@MainActor
+func playMockTimeline() async throws {
+    let timeline = Timeline()
+    let service = MockConfigFetchService(
+        [
+            .failure(MockConfigFetchService.SimulatedError("connection reset by peer")),
+            .body(DemoConfigs.json(DemoConfigs.first)),
+            .config(DemoConfigs.updated),
+            .config(DemoConfigs.updated),
+            .body(DemoConfigs.truncated),
+        ],
+        afterScript: .hang
+    )
+    timeline.log("sdk", "SDKClient created; it starts loading the configuration in the background")
+    let (sdk, emitter) = SDKClient.make(configuration: timeline.configuration(), fetchService: service)
+
+    let app = Task { @MainActor in
+        timeline.log("app", "awaiting sdk.ready() …")
+        try await sdk.ready()
+        let config = await sdk.config
+        timeline.log(
+            "app",
+            "ready() returned: \"\(config?.project.name ?? "?")\", \(config?.experiences.count ?? 0) experience(s)")
+    }
+    await timeline.follow(until: applied(.first))
+    try await app.value
+
+    let updates = await sdk.on(.configUpdated) { payload in
+        guard case .configUpdated(let update) = payload else { return }
+        timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
+    }
+    let bucketing = await sdk.bus.on(BucketingPayload.self) { bucketing in
+        timeline.log("app", "bucketing: visitor \(bucketing.visitorId) → variation \(bucketing.variationId)")
+    }
+    let conversions = await sdk.bus.on(ConversionPayload.self) { conversion in
+        timeline.log("app", "conversion: visitor \(conversion.visitorId) reached goal \(conversion.goalId)")
+    }
+    timeline.log("app", "subscribed to config.updated, bucketing and conversion")
+    _ = await sdk.bus.once(.ready) { _ in
+        timeline.log("app", "a .ready listener added after readiness still ran once (.ready is sticky)")
+    }
+    await sdk.bus.flush()
+
+    await timeline.follow(until: applied(.updated))
+    await sdk.bus.flush()
+
+    await timeline.follow(until: applied(.unchanged))
+    timeline.log("app", "the same config again: no event fired")
+
+    timeline.log("sdk", "a visitor arrives: the SDK fires bucketing and conversion through its emitter")
+    await emitter.fire(BucketingPayload(experienceId: "100334665", variationId: "1003142551", visitorId: "visitor-42"))
+    await emitter.fire(ConversionPayload(goalId: "100322784", visitorId: "visitor-42"))
+    await sdk.bus.flush()
+
+    await timeline.follow(until: rejected)
+    timeline.log("app", "the malformed body changed nothing: split still \(DemoConfigs.split(await sdk.config))")
+
+    for token in [updates, bucketing, conversions] {
+        await sdk.off(token)
+    }
+    timeline.log("app", "unsubscribed: \(await sdk.bus.listenerCount(for: .bucketing)) bucketing listener(s) left")
+
+    await sdk.shutdown()
+    await timeline.follow(until: stopped)
+    do {
+        try await sdk.ready()
+    } catch {
+        timeline.log("app", "ready() after shutdown throws: \(error)")
+    }
+    timeline.log("sdk", "done")
+}
