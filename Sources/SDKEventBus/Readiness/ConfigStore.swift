@@ -55,10 +55,11 @@ public actor ConfigStore {
     public func setConfig(_ newConfig: ProjectConfig) -> ConfigChange {
         guard !gate.isShutDown else { return .ignored }
         guard let current = config else {
-            config = newConfig
-            fire(.ready(ReadyPayload()))
-            gate.open()
-            return .first
+            let opened = gate.open {
+                config = newConfig
+                fire(.ready(ReadyPayload()))
+            }
+            return opened ? .first : .ignored
         }
         guard current != newConfig else { return .unchanged }
         config = newConfig

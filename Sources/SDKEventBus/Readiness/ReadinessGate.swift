@@ -44,17 +44,20 @@ final class ReadinessGate: Sendable {
         }
     }
 
-    /// Opens the gate and resumes every waiter.
+    /// Opens the gate, runs `announce`, then resumes every waiter.
     ///
-    /// - Returns: Whether this call opened it (`false` when it was already open or shut down).
+    /// Opening is one step under the lock, so a concurrent ``shutDown()`` either comes first (the
+    /// gate stays shut, `announce` does not run) or after (the waiters have been taken and resume).
+    ///
+    /// - Parameter announce: Runs once the gate is open and before any waiter resumes: the store
+    ///   sets its configuration and fires ``SystemEvent/ready`` there.
+    /// - Returns: Whether this call opened the gate (`false` when it was already open or shut down).
     @discardableResult
-    func open() -> Bool {
-        let (opened, waiters) = machine.withLock { machine in
-            let wasWaiting = machine.state == .waiting
-            return (wasWaiting, machine.open())
-        }
+    func open(announcing announce: () -> Void = {}) -> Bool {
+        guard let waiters = machine.withLock({ $0.open() }) else { return false }
+        announce()
         for waiter in waiters { waiter.resume() }
-        return opened
+        return true
     }
 
     /// Shuts the gate: every waiter, and every later ``wait()``, fails with the shutdown error.

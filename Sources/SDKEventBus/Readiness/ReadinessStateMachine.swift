@@ -86,9 +86,9 @@ struct ReadinessStateMachine<Waiter> {
     /// Opens the gate for the first configuration.
     ///
     /// - Returns: Every waiter, to resume successfully (in the order they registered, apart from
-    ///   cancellations); empty when the gate was not waiting.
-    mutating func open() -> [Waiter] {
-        guard state == .waiting else { return [] }
+    ///   cancellations); `nil` when the gate was not waiting (already open, or shut down).
+    mutating func open() -> [Waiter]? {
+        guard state == .waiting else { return nil }
         state = .ready
         return takeWaiters()
     }

@@ -18,7 +18,7 @@ import Testing
             _ = machine.register(machine.makeWaiterID(), waiter: name)
         }
         #expect(machine.open() == ["a", "b", "c"])
-        #expect(machine.open().isEmpty, "a second open resumes nobody")
+        #expect(machine.open() == nil, "a second open resumes nobody")
         #expect(machine.state == .ready)
         #expect(machine.waiterCount == 0)
     }
@@ -64,7 +64,7 @@ import Testing
         }
         #expect(machine.waiterCount == 40)
         let remaining = Set(ids).subtracting(cancelled).map { "\($0)" }
-        #expect(Set(machine.open()) == Set(remaining))
+        #expect(Set(machine.open() ?? []) == Set(remaining))
     }
 
     @Test func cancellationAfterOpenChangesNothing() {
@@ -90,7 +90,7 @@ import Testing
         _ = machine.register(machine.makeWaiterID(), waiter: "b")
         #expect(Set(machine.shutDown()) == ["a", "b"])
         #expect(machine.register(machine.makeWaiterID(), waiter: "c") == .resumeShutDown)
-        #expect(machine.open().isEmpty, "a shut-down gate never opens")
+        #expect(machine.open() == nil, "a shut-down gate never opens")
         #expect(machine.state == .shutDown)
     }
 
