@@ -48,7 +48,7 @@ final class BusStorage: Sendable {
         makeCallback: (EventListenerToken) -> Callback
     ) -> EventListenerToken {
         let (subscription, mustSchedule, swept) = state.withLock { state in
-            let swept = lifetime?.ownerID == nil ? [] : removing(state.registry.sweepDeadOwnersIfDue())
+            let swept = lifetime?.ownerID == nil ? .init() : removing(state.registry.sweepDeadOwnersIfDue())
             let subscription = state.registry.subscribe(
                 event,
                 lifetime: lifetime,
@@ -60,7 +60,8 @@ final class BusStorage: Sendable {
             return (subscription, state.queue.enqueue(delivery), swept)
         }
         if !subscription.isLive { lifetime?.onEnd?() }
-        end(swept)
+        end(swept.removed)
+        _ = consume swept  // the live owners it held are released here, outside the lock
         if mustSchedule { scheduleDrain() }
         return subscription.token
     }
@@ -69,9 +70,25 @@ final class BusStorage: Sendable {
         subscribe(event) { _ in callback }
     }
 
-    func unsubscribe(_ token: EventListenerToken) {
-        let removed = state.withLock { removing($0.registry.unsubscribe(token)) }
-        removed?.runEndHook()
+    /// Ends a subscription.
+    ///
+    /// - Returns: Whether a delivery pass was running on the main actor when it ended: a callback
+    ///   that pass had already reached may still be running.
+    @discardableResult
+    func unsubscribe(_ token: EventListenerToken) -> Bool {
+        let (removed, isDelivering) = state.withLock { state in
+            (removing(state.registry.unsubscribe(token)), state.queue.isDelivering)
+        }
+        guard let removed else { return false }
+        removed.runEndHook()
+        return isDelivering
+    }
+
+    /// Ends a subscription, and returns only when no callback of it can begin any more: when a
+    /// delivery pass is running and the caller is not on the main actor, it waits for that pass.
+    func unsubscribe(_ token: EventListenerToken, isolation: isolated (any Actor)?) async {
+        guard unsubscribe(token), isolation !== MainActor.shared else { return }
+        await MainActor.run {}
     }
 
     func unsubscribeAll(ownedBy owner: AnyObject) {
@@ -84,8 +101,8 @@ final class BusStorage: Sendable {
             let swept = removing(state.registry.sweepDeadOwners())
             return (state.registry.count(for: event), swept)
         }
-        end(swept)
-        return count
+        end(swept.removed)
+        return count  // the live owners `swept` held are released here, outside the lock
     }
 
     /// Ends every subscription (sequences finish) and makes later fires and subscriptions inert.
@@ -100,6 +117,11 @@ final class BusStorage: Sendable {
     private func removing<Removed: Collection>(_ removed: Removed) -> Removed {
         if !removed.isEmpty { cancellationEpoch.increment() }
         return removed
+    }
+
+    private func removing(_ sweep: ListenerRegistry.Sweep) -> ListenerRegistry.Sweep {
+        if !sweep.removed.isEmpty { cancellationEpoch.increment() }
+        return sweep
     }
 
     private func removing(_ removed: ListenerRegistry.Removed?) -> ListenerRegistry.Removed? {
@@ -163,9 +185,11 @@ final class BusStorage: Sendable {
             let flushed = state.withLock { $0.queue.finishBatch(count: count, recycling: batch.deliveries) }
             // Release the snapshot only after that lock, which follows every read of it: once the
             // registry's buffers are unique again it may write them in place, and the lock is what
-            // orders those writes after this loop's reads. Release it before flush callers resume,
-            // so that ended subscriptions are gone when flush returns.
+            // orders those writes after this loop's reads. Then end the pass, which is what a
+            // caller of `off` off the main actor waits for, and only then resume flush callers:
+            // ended subscriptions are released by the time either returns.
             batch.listeners = .empty
+            state.withLock { $0.queue.endPass() }
             for continuation in flushed { continuation.resume() }
         }
         // Still busy: let other main-actor work run, then continue.

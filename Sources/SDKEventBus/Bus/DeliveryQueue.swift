@@ -24,6 +24,9 @@ struct DeliveryQueue {
     /// The storage of the last delivered batch, emptied, kept to avoid reallocating per batch.
     private var spare: [Delivery] = []
     private(set) var isDrainScheduled = false
+    /// Whether the drain holds a batch it is delivering: a subscription that ends now may have a
+    /// callback of that batch running, or about to begin.
+    private(set) var isDelivering = false
     private var enqueuedCount: UInt64 = 0
     private var deliveredCount: UInt64 = 0
     private var flushWaiters: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
@@ -51,6 +54,7 @@ struct DeliveryQueue {
         var deliveries = spare
         swap(&deliveries, &pending)
         spare = []
+        isDelivering = true
         return Batch(deliveries: deliveries, listeners: listeners())
     }
 
@@ -67,6 +71,11 @@ struct DeliveryQueue {
         let done = flushWaiters.prefix { $0.target <= deliveredCount }
         flushWaiters.removeFirst(done.count)
         return done.map(\.continuation)
+    }
+
+    /// Records that the drain let go of the batch and its snapshot of the listeners.
+    mutating func endPass() {
+        isDelivering = false
     }
 
     /// Registers a caller that waits until every fire queued so far has been delivered.

@@ -83,6 +83,10 @@ extension EventBus {
             of: Element.self,
             bufferingPolicy: bufferingPolicy.streamPolicy(for: Element.self)
         )
+        guard !events.isEmpty else {
+            continuation.finish()  // nothing can ever arrive
+            return stream
+        }
         // Ending any one of the subscriptions (shutdown) finishes the sequence.
         let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
         // Subscribe in catalogue order so that the sequence's subscription order is deterministic.

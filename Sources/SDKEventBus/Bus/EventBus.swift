@@ -63,9 +63,13 @@ public actor EventBus {
     /// not yet delivered, and the bus no longer retains it. Calling `off` twice, with an unknown
     /// token, or with another bus's token does nothing.
     ///
+    /// Off the main actor, while a delivery pass is running on it, `off` waits for that pass to
+    /// end (one main-actor hop), so that no callback it reached can begin after `off` returns.
+    /// Otherwise it takes a short lock and returns.
+    ///
     /// - Parameter token: The token ``on(_:callback:)`` returned.
     public nonisolated(nonsending) func off(_ token: EventListenerToken) async {
-        storage.unsubscribe(token)
+        await storage.unsubscribe(token, isolation: #isolation)
     }
 
     /// Ends the subscription `token` names, synchronously, from any context.
@@ -75,6 +79,11 @@ public actor EventBus {
     /// ```swift
     /// deinit { bus.cancel(token) }
     /// ```
+    ///
+    /// On the main actor (including inside a callback) the cut is exact. From another thread,
+    /// while a delivery pass is running on the main actor, a callback that pass had already
+    /// reached may still run once, and the pass releases the callback when it ends; use ``off(_:)``
+    /// or ``flush()`` to wait for it.
     ///
     /// - Parameter token: The token ``on(_:callback:)`` returned.
     public nonisolated func cancel(_ token: EventListenerToken) {

@@ -179,21 +179,39 @@ struct ListenerRegistry {
         removeAll { $0.lifetime?.ownerID == ownerID }
     }
 
+    /// What a sweep of dead owners removed, and the live owners it looked at.
+    struct Sweep {
+        var removed: [Removed] = []
+        /// Live owners, to be released by the caller after unlocking.
+        ///
+        /// Checking an owner takes a strong reference to it; if another thread drops the owner
+        /// meanwhile, this is the last one, and its deinit (user code) must not run under the lock.
+        var liveOwners: [any AnyObject & Sendable] = []
+    }
+
     /// Ends the subscriptions whose owner has been deallocated.
     ///
-    /// - Returns: The removed subscriptions, for the caller to end after unlocking.
-    mutating func sweepDeadOwners() -> [Removed] {
-        guard ownerBoundCount > 0 else { return [] }
-        return removeAll { $0.lifetime?.isOwnerGone == true }
+    /// - Returns: The removed subscriptions and the live owners, for the caller to release after
+    ///   unlocking.
+    mutating func sweepDeadOwners() -> Sweep {
+        guard ownerBoundCount > 0 else { return Sweep() }
+        var liveOwners: [any AnyObject & Sendable] = []
+        let removed = removeAll { entry in
+            guard let lifetime = entry.lifetime, lifetime.ownerID != nil else { return false }
+            guard let owner = lifetime.owner else { return true }
+            liveOwners.append(owner)
+            return false
+        }
+        return Sweep(removed: removed, liveOwners: liveOwners)
     }
 
     /// Sweeps dead owners when owner-bound subscriptions have doubled since the last sweep, so that
     /// subscriptions whose owners die unnoticed cannot accumulate.
-    mutating func sweepDeadOwnersIfDue() -> [Removed] {
-        guard ownerBoundCount >= ownerSweepThreshold else { return [] }
-        let removed = sweepDeadOwners()
+    mutating func sweepDeadOwnersIfDue() -> Sweep {
+        guard ownerBoundCount >= ownerSweepThreshold else { return Sweep() }
+        let sweep = sweepDeadOwners()
         ownerSweepThreshold = max(64, ownerBoundCount * 2)
-        return removed
+        return sweep
     }
 
     /// Ends every subscription and accepts no new one.

@@ -17,7 +17,4 @@ final class SubscriptionLifetime: Sendable {
         self.ownerID = owner.map { ObjectIdentifier($0) }
         self.onEnd = onEnd
     }
-
-    /// Whether the subscription was bound to an owner that has been deallocated.
-    var isOwnerGone: Bool { ownerID != nil && owner == nil }
 }

@@ -139,9 +139,9 @@ extension ListenerRegistry {
         var owner: Canary? = Canary()
         let bound = registry.add(.ready, lifetime: SubscriptionLifetime(owner: owner))
         let free = registry.add(.ready)
-        #expect(registry.sweepDeadOwners().isEmpty)
+        #expect(registry.sweepDeadOwners().removed.isEmpty)
         owner = nil
-        #expect(registry.sweepDeadOwners().count == 1)
+        #expect(registry.sweepDeadOwners().removed.count == 1)
         #expect(!registry.isLive(bound))
         #expect(registry.isLive(free))
         #expect(registry.count(for: .ready) == 1)
