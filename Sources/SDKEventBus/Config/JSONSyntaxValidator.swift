@@ -10,7 +10,9 @@ import struct Foundation.Data
 struct JSONSyntaxValidator {
     /// A container being scanned: its keys so far (objects) or its next index (arrays).
     private enum Container {
-        case object(keys: Set<String>, currentKey: String?)
+        /// Keys compare by their UTF-8 bytes: "é" and "e\u{301}" are different keys in JSON even
+        /// though Swift strings call them equal.
+        case object(keys: Set<[UInt8]>, currentKey: String?)
         case array(nextIndex: Int)
     }
 
@@ -176,7 +178,7 @@ struct JSONSyntaxValidator {
         let keyStart = position
         let key = try scanString(keepingContents: true) ?? ""
         guard case .object(var keys, _) = stack[stack.count - 1] else { return .colon }
-        let (inserted, _) = keys.insert(key)
+        let (inserted, _) = keys.insert(Array(key.utf8))
         stack[stack.count - 1] = .object(keys: keys, currentKey: key)
         guard inserted else {
             throw ConfigDecodingError(

@@ -103,6 +103,13 @@ import Testing
         }
     }
 
+    @Test func canonicallyEquivalentKeysAreDistinctKeys() throws {
+        // "é" precomposed and decomposed: equal Swift strings, different JSON keys.
+        let body = Data(
+            #"{"account_id":"1","project":{"id":"1","name":"p"},"experiences":[],"x":{"\u00e9":1,"e\u0301":2}}"#.utf8)
+        #expect(try ProjectConfig(jsonData: body).accountId == "1")
+    }
+
     @Test func nestingUpToTheLimitIsAccepted() throws {
         let depth = ProjectConfig.maximumNestingDepth - 1
         let body =
