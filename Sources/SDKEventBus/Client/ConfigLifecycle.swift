@@ -32,8 +32,11 @@ struct ConfigLifecycle: Sendable {
                 if Task.isCancelled { break }
                 failures += 1
                 status.fetchFailed(error)
-                delay = retryDelay(after: error, failures: failures)
-                report(.fetchFailed(error, attempt: failures, retryIn: delay))
+                let (wait, retryable) = retryDelay(after: error, failures: failures)
+                report(.fetchFailed(error, attempt: failures, retryIn: wait))
+                // A non-retryable error says nothing about the next one: back off from the start.
+                if !retryable { failures = 0 }
+                delay = wait
             }
             guard let delay else { break }
             do {
@@ -82,16 +85,18 @@ struct ConfigLifecycle: Sendable {
         }
     }
 
-    /// How long to wait after a failure, following the error's advice; `nil` to stop.
-    private func retryDelay(after error: any Error, failures: Int) -> Duration? {
+    /// How long to wait after a failure, following the error's advice, and whether it advised
+    /// retrying.
+    private func retryDelay(after error: any Error, failures: Int) -> (Duration, retryable: Bool) {
         let advice = error as? any FetchRetryAdvice
         if let advice, !advice.isRetryable {
-            // Backing off will not help (a rejected key, say): try again at the next refresh.
-            return configuration.refreshInterval
+            // Backing off will not help (a rejected key, say): try again at the next refresh, or
+            // after the longest backoff when there is none, so that readiness can still come.
+            return (configuration.refreshInterval ?? configuration.retryPolicy.maximumDelay, false)
         }
         let backoff = configuration.retryPolicy.delay(afterFailures: failures, random: .random(in: 0..<1))
-        guard let requested = advice?.retryAfter else { return backoff }
-        return max(backoff, requested)
+        guard let requested = advice?.retryAfter else { return (backoff, true) }
+        return (max(backoff, min(requested, ConfigFetchError.longestRetryAfter)), true)
     }
 
     private func report(_ step: LifecycleDiagnostic) {

@@ -11,9 +11,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A fetch succeeded and the store took the configuration.
     case configApplied(ConfigChange)
     /// A fetch failed (a ``ConfigDecodingError`` for a malformed body); the last good configuration
-    /// stays in place and the next fetch is in `retryIn`, or never (`nil`) when the error is not
-    /// retryable and there is no refresh interval.
-    case fetchFailed(any Error, attempt: Int, retryIn: Duration?)
+    /// stays in place and the next fetch is in `retryIn`.
+    case fetchFailed(any Error, attempt: Int, retryIn: Duration)
     /// ``SDKConfiguration/initialConfig`` was applied.
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
@@ -34,10 +33,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             attempt == 1 ? "fetch started" : "fetch started (attempt \(attempt))"
         case .configApplied(let change):
             "fetched: \(change)"
-        case .fetchFailed(let error, let attempt, let delay?):
+        case .fetchFailed(let error, let attempt, let delay):
             "fetch failed (attempt \(attempt)): \(error); retrying in \(delay)"
-        case .fetchFailed(let error, let attempt, nil):
-            "fetch failed (attempt \(attempt)): \(error); not retrying"
         case .initialConfigApplied(let change):
             "initial config: \(change)"
         case .cacheLoaded(let change):

@@ -24,7 +24,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Parameters:
     ///   - initialDelay: The wait after the first failure.
     ///   - multiplier: How much each further consecutive failure multiplies the wait (at least 1).
-    ///   - maximumDelay: The longest wait.
+    ///   - maximumDelay: The longest wait, at most a day.
     ///   - jitter: The largest fraction, from 0 to 1, by which a wait is randomly shortened.
     public init(
         initialDelay: Duration = .seconds(1),
@@ -33,9 +33,9 @@ public struct RetryPolicy: Sendable, Hashable {
         jitter: Double = 0.2
     ) {
         self.initialDelay = max(initialDelay, .zero)
-        self.multiplier = max(multiplier, 1)
-        self.maximumDelay = max(maximumDelay, .zero)
-        self.jitter = min(max(jitter, 0), 1)
+        self.multiplier = multiplier.isFinite ? max(multiplier, 1) : 2
+        self.maximumDelay = min(max(maximumDelay, .zero), .seconds(86_400))
+        self.jitter = jitter.isFinite ? min(max(jitter, 0), 1) : 0.2
     }
 
     /// The wait after the given number of consecutive failures.
@@ -45,16 +45,24 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - random: A number in `0..<1` that picks the jitter; the SDK passes a random one.
     /// - Returns: How long to wait before fetching again.
     public func delay(afterFailures failures: Int, random: Double) -> Duration {
-        var delay = min(initialDelay, maximumDelay)
+        // In seconds, clamped to the cap before converting back, so no product can overflow.
+        let maximum = Self.seconds(maximumDelay)
+        var delay = min(Self.seconds(initialDelay), maximum)
         var steps = max(failures, 1) - 1
         // Stops once the delay stops growing (at the cap, or with a multiplier of 1), so even
         // `Int.max` failures take a few dozen steps.
         while steps > 0 {
-            let next = min(delay * multiplier, maximumDelay)
+            let next = min(delay * multiplier, maximum)
             guard next > delay else { break }
             delay = next
             steps -= 1
         }
-        return delay * (1 - jitter * min(max(random, 0), 1))
+        let unit = random.isFinite ? min(max(random, 0), 1) : 0
+        return .seconds(delay * (1 - jitter * unit))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

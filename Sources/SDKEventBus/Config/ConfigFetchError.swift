@@ -86,15 +86,36 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         return text
     }
 
-    /// Parses a `Retry-After` header: delay seconds, or an HTTP date.
+    /// The longest wait a server's `Retry-After` can impose: a day.
+    ///
+    /// A larger value (or a date far away) is clamped, so that a misbehaving server can neither
+    /// overflow the clock nor stop the SDK from ever fetching again.
+    static let longestRetryAfter: Duration = .seconds(86_400)
+
+    /// Parses a `Retry-After` header: delay seconds, or an HTTP date in any of the three formats
+    /// RFC 9110 requires recipients to accept; clamped to ``longestRetryAfter``.
     static func retryAfter(header: String?, now: Date = Date()) -> Duration? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        if let seconds = Int(header) { return .seconds(max(seconds, 0)) }
+        let longest = Double(longestRetryAfter.components.seconds)
+        if header.allSatisfy(\.isASCIIDigitCharacter) {
+            return .seconds(min(Double(header) ?? longest, longest))
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE',' dd MMM yyyy HH':'mm':'ss 'GMT'"
-        guard let date = formatter.date(from: header) else { return nil }
-        return .seconds(max(date.timeIntervalSince(now), 0).rounded(.up))
+        for format in [
+            "EEE',' dd MMM yyyy HH':'mm':'ss 'GMT'", "EEEE',' dd'-'MMM'-'yy HH':'mm':'ss 'GMT'",
+            "EEE MMM d HH':'mm':'ss yyyy",
+        ] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: header) {
+                return .seconds(min(max(date.timeIntervalSince(now), 0).rounded(.up), longest))
+            }
+        }
+        return nil
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isWholeNumber }
 }

@@ -13,9 +13,11 @@ public protocol FetchRetryAdvice: Error {
     /// Whether fetching again soon can succeed.
     ///
     /// When `false` (a rejected key, a missing project), the client does not back off and retry:
-    /// it tries again at its next refresh, or stops when it has no refresh interval.
+    /// it tries again at its next refresh, or after its retry policy's longest delay when it has
+    /// no refresh interval.
     var isRetryable: Bool { get }
 
-    /// How long the server asked the client to wait, if it did; the client waits at least this long.
+    /// How long the server asked the client to wait, if it did; the client waits at least this long
+    /// (at most a day).
     var retryAfter: Duration? { get }
 }

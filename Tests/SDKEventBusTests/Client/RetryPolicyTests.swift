@@ -33,6 +33,18 @@ import Testing
         #expect(immediate.delay(afterFailures: .max, random: 0) == .zero)
     }
 
+    @Test func nonFiniteSettingsFallBackToDefaultsInsteadOfTrapping() {
+        for multiplier in [Double.infinity, .nan] {
+            let policy = RetryPolicy(
+                initialDelay: .seconds(1), multiplier: multiplier, maximumDelay: .seconds(30), jitter: .nan)
+            #expect(policy.multiplier == 2 && policy.jitter == 0.2)
+            #expect(policy.delay(afterFailures: 100, random: .nan) == .seconds(30))
+        }
+        let huge = RetryPolicy(initialDelay: .seconds(1), multiplier: 1e300, maximumDelay: .seconds(Int64.max))
+        #expect(huge.maximumDelay == .seconds(86_400))
+        #expect(huge.delay(afterFailures: 5, random: 0) == .seconds(86_400))
+    }
+
     @Test func outOfRangeSettingsAreClamped() {
         let clamped = RetryPolicy(initialDelay: .seconds(-1), multiplier: 0.5, maximumDelay: .seconds(5), jitter: 3)
         #expect(clamped.initialDelay == .zero && clamped.multiplier == 1 && clamped.jitter == 1)

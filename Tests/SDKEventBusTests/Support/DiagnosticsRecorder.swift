@@ -49,5 +49,5 @@ extension LifecycleDiagnostic {
     var isStopped: Bool { if case .stopped = self { true } else { false } }
     var appliedChange: ConfigChange? { if case .configApplied(let change) = self { change } else { nil } }
     var failure: (any Error)? { if case .fetchFailed(let error, _, _) = self { error } else { nil } }
-    var retryDelay: Duration? { if case .fetchFailed(_, _, let delay?) = self { delay } else { nil } }
+    var retryDelay: Duration? { if case .fetchFailed(_, _, let delay) = self { delay } else { nil } }
 }
