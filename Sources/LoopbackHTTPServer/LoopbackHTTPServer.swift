@@ -43,6 +43,8 @@ public final class LoopbackHTTPServer: Sendable {
         public var delay: Duration
         /// Sends only this many bytes of the body (announcing all of them), then closes.
         public var truncatedAfter: Int?
+        /// Whether to send `Content-Length`; without it the body ends when the connection closes.
+        public var announcesLength: Bool
 
         /// Creates a response.
         ///
@@ -52,18 +54,21 @@ public final class LoopbackHTTPServer: Sendable {
         ///   - body: The body.
         ///   - delay: How long to wait before answering.
         ///   - truncatedAfter: Sends only this many bytes of the body, then closes.
+        ///   - announcesLength: Whether to send `Content-Length`.
         public init(
             status: Int,
             headers: [String: String] = [:],
             body: Data = Data(),
             delay: Duration = .zero,
-            truncatedAfter: Int? = nil
+            truncatedAfter: Int? = nil,
+            announcesLength: Bool = true
         ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.delay = delay
             self.truncatedAfter = truncatedAfter
+            self.announcesLength = announcesLength
         }
     }
 
@@ -77,6 +82,7 @@ public final class LoopbackHTTPServer: Sendable {
     private let state = NSLock()
     private nonisolated(unsafe) var requests: [Request] = []  // guarded by `state`
     private nonisolated(unsafe) var stopped = false  // guarded by `state`
+    private nonisolated(unsafe) var aborted = 0  // guarded by `state`
 
     /// Starts a server on 127.0.0.1 with a port the system picks.
     ///
@@ -131,6 +137,11 @@ public final class LoopbackHTTPServer: Sendable {
         state.withLock { requests }
     }
 
+    /// How many responses the client cut off before the server could send them whole.
+    public var abortedResponses: Int {
+        state.withLock { aborted }
+    }
+
     /// Stops accepting connections.
     ///
     /// Requests already being answered finish.
@@ -140,15 +151,18 @@ public final class LoopbackHTTPServer: Sendable {
             return !stopped
         }
         guard wasRunning else { return }
+        // Only wakes the accept loop: the loop closes the socket itself once it has left `accept`.
+        // Closing it here would free its descriptor while the loop may still be about to call
+        // `accept` on that number, which another server may have been given meanwhile.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
-                if errno == EINTR { continue }
+                if errno == EINTR, !state.withLock({ stopped }) { continue }
                 return
             }
             let thread = Thread { [self] in serve(connection) }
@@ -167,13 +181,13 @@ public final class LoopbackHTTPServer: Sendable {
         }
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
         var headers = response.headers
-        headers["Content-Length"] = "\(response.body.count)"
+        if response.announcesLength { headers["Content-Length"] = "\(response.body.count)" }
         headers["Connection"] = "close"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         var bytes = Data(head.utf8)
         bytes.append(response.body.prefix(response.truncatedAfter ?? response.body.count))
-        send(bytes, to: connection)
+        if !send(bytes, to: connection) { state.withLock { aborted += 1 } }
     }
 
     private func readRequest(_ connection: Int32) -> Request? {
@@ -197,7 +211,8 @@ public final class LoopbackHTTPServer: Sendable {
         return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
     }
 
-    private func send(_ data: Data, to connection: Int32) {
+    /// Sends `data`; returns whether all of it was sent before the peer went away.
+    private func send(_ data: Data, to connection: Int32) -> Bool {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -207,9 +222,10 @@ public final class LoopbackHTTPServer: Sendable {
                 #else
                     let sent = Darwin.send(connection, raw.baseAddress! + offset, raw.count - offset, 0)
                 #endif
-                guard sent > 0 else { return }
+                guard sent > 0 else { return false }
                 offset += sent
             }
+            return true
         }
     }
 

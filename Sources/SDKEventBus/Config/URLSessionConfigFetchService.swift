@@ -26,13 +26,16 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
         public var url: URL
         /// Headers sent with every request, for example `Authorization`.
         public var headers: [String: String]
-        /// How long a request may take before it fails with a transport error.
+        /// How long a request may take, in all, before it fails with a transport error.
         ///
-        /// On Linux, `URLSession` counts whole seconds only (and fails at once below one), so the
-        /// service rounds the timeout up to whole seconds there.
+        /// The service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout
+        /// only counts idle time on Apple platforms, and whole seconds on Linux).
         public var timeout: Duration
-        /// The largest body accepted, in bytes; larger ones fail with
-        /// ``ConfigFetchError/Code/bodyTooLarge``.
+        /// The largest body accepted, in bytes; a larger one fails with
+        /// ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded.
+        ///
+        /// `URLSession` hands the body over whole, so the limit bounds what the SDK decodes and
+        /// keeps, not the transfer itself; keep the request timeout short enough to bound that.
         public var maximumBodySize: Int
 
         /// Creates a configuration.
@@ -70,14 +73,19 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
     ///
     /// - Parameters:
     ///   - configuration: Where and how to fetch.
-    ///   - session: The session to use; by default an ephemeral one, so that `URLSession`'s own
-    ///     cache does not answer for the server.
+    ///   - session: The session to use, for example one whose delegate pins certificates; by
+    ///     default an ephemeral one, so that a local HTTP cache never answers for the server.
     public init(_ configuration: Configuration, session: URLSession = URLSession(configuration: .ephemeral)) {
         self.configuration = configuration
         self.session = session
     }
 
     /// Fetches the configuration; an unchanged one (304) returns the previous configuration.
+    ///
+    /// Cancelling the calling task (``SDKClient/shutdown()`` does) ends the call at once with
+    /// `CancellationError`. On Apple platforms the transfer is cancelled too; on Linux it is left to
+    /// end by itself within the timeout and its result is dropped, because cancelling a transfer
+    /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.
     ///
     /// - Returns: The configuration served.
     /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
@@ -93,7 +101,9 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
         let body: Data
         let response: URLResponse
         do {
-            (body, response) = try await session.data(for: request)
+            (body, response) = try await HTTPTransfer.run(request, on: session, timeout: configuration.timeout)
+        } catch let error as ConfigFetchError {
+            throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw ConfigFetchError(code: .transport, underlying: error, reason: "\(error.localizedDescription)")
@@ -112,13 +122,13 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
             }
             return previous.config
         case 200..<300:
-            let announced = http.expectedContentLength
-            guard body.count <= configuration.maximumBodySize, announced <= Int64(configuration.maximumBodySize) else {
+            let limit = configuration.maximumBodySize
+            guard body.count <= limit, http.expectedContentLength <= Int64(limit) else {
                 throw ConfigFetchError(
                     code: .bodyTooLarge,
                     statusCode: http.statusCode,
                     reason:
-                        "the body has \(max(Int64(body.count), announced)) bytes; the limit is \(configuration.maximumBodySize)"
+                        "the body has \(max(Int64(body.count), http.expectedContentLength)) bytes; the limit is \(limit)"
                 )
             }
             let config = try ProjectConfig(jsonData: body)

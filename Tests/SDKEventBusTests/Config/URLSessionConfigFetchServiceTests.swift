@@ -105,12 +105,29 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_000_000_000)
         // 1,000,000,000 s after the epoch is Sun, 09 Sep 2001 01:46:40 GMT.
         #expect(ConfigFetchError.retryAfter(header: "Sun, 09 Sep 2001 01:47:00 GMT", now: now) == .seconds(20))
+        #expect(ConfigFetchError.retryAfter(header: "Sunday, 09-Sep-01 01:47:00 GMT", now: now) == .seconds(20))
+        #expect(ConfigFetchError.retryAfter(header: "Sun Sep  9 01:47:00 2001", now: now) == .seconds(20))
         #expect(ConfigFetchError.retryAfter(header: "120", now: now) == .seconds(120))
         #expect(ConfigFetchError.retryAfter(header: "soon", now: now) == nil)
+        #expect(ConfigFetchError.retryAfter(header: "99999999999999999999999", now: now) == .seconds(86_400))
+        #expect(ConfigFetchError.retryAfter(header: "Fri, 31 Dec 9999 23:59:59 GMT", now: now) == .seconds(86_400))
     }
 
     @Test func oversizedBodyIsRejectedWithATypedError() async throws {
         let (server, service) = try Self.serve(maximumBodySize: 1_000) { _ in Response(status: 200, body: Self.fixture)
+        }
+        defer { server.stop() }
+        await #expect {
+            try await service.fetchLiveConfig()
+        } throws: { error in
+            (error as? ConfigFetchError)?.code == .bodyTooLarge
+        }
+    }
+
+    @Test func bodyOverTheLimitWithoutContentLengthIsRejected() async throws {
+        let huge = Data(count: 4 * 1024 * 1024)
+        let (server, service) = try Self.serve(maximumBodySize: 1024 * 1024) { _ in
+            Response(status: 200, body: huge, announcesLength: false)
         }
         defer { server.stop() }
         await #expect {
@@ -152,6 +169,40 @@ import Testing
             (error as? ConfigFetchError)?.code == .transport
         }
         #expect(ContinuousClock.now - started >= .milliseconds(300), "not an immediate failure")
+    }
+
+    @Test func cancellingAFetchResumesTheCallerAtOnce() async throws {
+        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, delay: .seconds(5)) }
+        defer { server.stop() }
+        let fetch = Task { try await service.fetchLiveConfig() }
+        while server.receivedRequests.isEmpty { await Task.yield() }
+        let started = ContinuousClock.now
+        fetch.cancel()
+        await #expect(throws: CancellationError.self) { try await fetch.value }
+        #expect(ContinuousClock.now - started < .seconds(4), "the caller did not wait for the response")
+    }
+
+    @Test func cancellationRacingTheResponseNeitherDeadlocksNorCrashes() async throws {
+        // Cancelling URLSession.data(for:) as its response arrives deadlocks or crashes
+        // swift-corelibs-foundation; the service must survive that race every time.
+        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture) }
+        defer { server.stop() }
+        var outcomes = (fetched: 0, cancelled: 0)
+        for round in 0..<200 {
+            let fetch = Task { try await service.fetchLiveConfig() }
+            // Cancel as the server answers: the moment the request is in, give or take a few hops.
+            while server.receivedRequests.count <= round { await Task.yield() }
+            for _ in 0..<(round % 8) { await Task.yield() }
+            fetch.cancel()
+            do {
+                _ = try await fetch.value
+                outcomes.fetched += 1
+            } catch is CancellationError {
+                outcomes.cancelled += 1
+            }
+        }
+        #expect(outcomes.fetched + outcomes.cancelled == 200)
+        #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig, "the service still works")
     }
 
     @Test func timeoutIsRoundedUpToWholeSecondsWhereURLSessionCountsOnlySeconds() {
@@ -241,13 +292,44 @@ import Testing
         await client.shutdown()
     }
 
-    @Test @MainActor func clientErrorWithoutARefreshIntervalStopsTheLifecycle() async throws {
+    @Test @MainActor func clientErrorWithoutARefreshIntervalRetriesAfterTheLongestBackoff() async throws {
+        // Stopping instead would leave ready() waiting forever.
         let (server, service) = try Self.serve { _ in Response(status: 401) }
         defer { server.stop() }
         let harness = Harness()
         let client = await harness.client(service, refresh: nil)
-        await harness.diagnostics.wait { $0.isStopped }
-        #expect(server.receivedRequests.count == 1)
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(30))
+        #expect(await harness.clock.nextSleep() == .seconds(30), "the second attempt failed and waits again")
+        #expect(server.receivedRequests.count == 2)
+        await client.shutdown()
+    }
+
+    @Test @MainActor func hugeRetryAfterIsClampedInsteadOfOverflowingTheClock() async throws {
+        let (server, service) = try Self.serve { _ in
+            Response(status: 503, headers: ["Retry-After": "9223372036854775807"])
+        }
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service)
+        #expect(await harness.clock.nextSleep() == .seconds(86_400))
+        await client.shutdown()
+    }
+
+    @Test @MainActor func nonRetryableErrorResetsTheBackoff() async throws {
+        let count = LockedValue(0)
+        let (server, service) = try Self.serve { _ in
+            let number = count.withLock { value in
+                value += 1
+                return value
+            }
+            return Response(status: [503, 503, 404, 503][min(number - 1, 3)])
+        }
+        defer { server.stop() }
+        let harness = Harness()
+        let client = await harness.client(service)
+        var delays: [Duration] = []
+        for _ in 0..<4 { delays.append(await harness.clock.advanceToNextSleep()) }
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
         await client.shutdown()
     }
 

@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One request through `URLSession`, as an `async` call that ends at the first of: the response,
+/// the caller's cancellation, or the deadline.
+///
+/// `URLSession.data(for:)` would do, but on Linux (swift-corelibs-foundation) cancelling it is
+/// unsafe: its cancellation handler calls `URLSessionTask.cancel()`, which waits on the session's
+/// queue while the Swift runtime holds the task's lock, so a response arriving at that moment
+/// deadlocks both; and a cancel that crosses a completing transfer can crash the session
+/// ("Trying to access a behaviour for a task that in not in the registry"). Both were seen in this
+/// package's tests. So this bridge never calls into `URLSession` from a cancellation handler:
+/// cancellation and the deadline resume the caller from a dispatch queue, and on Linux the
+/// transfer is abandoned rather than cancelled (it ends by `URLSession`'s own timeout and its
+/// result is dropped). On Apple platforms it is cancelled as well.
+enum HTTPTransfer {
+    /// Runs `request` on `session`, within `timeout` overall.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled, ``ConfigFetchError`` with
+    ///   ``ConfigFetchError/Code/transport`` when the deadline passes first, or the transport error
+    ///   `URLSession` reports.
+    static func run(
+        _ request: URLRequest,
+        on session: URLSession,
+        timeout: Duration
+    ) async throws -> (Data, URLResponse) {
+        try Task.checkCancellation()
+        let outcome = Outcome()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let data, let response {
+                        outcome.finish(with: .success((data, response)))
+                    } else {
+                        outcome.finish(with: .failure(error ?? URLError(.badServerResponse)))
+                    }
+                }
+                guard outcome.start(continuation, task: task) else { return }
+                task.resume()
+                let (seconds, attoseconds) = timeout.components
+                let interval = Double(seconds) + Double(attoseconds) / 1e18
+                DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
+                    outcome.finish(
+                        with: .failure(
+                            ConfigFetchError(code: .transport, reason: "no complete response within \(timeout)")),
+                        stopping: true
+                    )
+                }
+            }
+        } onCancel: {
+            // Never resume or touch the session here: the runtime holds the task's lock.
+            DispatchQueue.global().async { outcome.finish(with: .failure(CancellationError()), stopping: true) }
+        }
+    }
+
+    /// The transfer's state: whichever of response, cancellation and deadline comes first wins.
+    private final class Outcome: Sendable {
+        private enum State {
+            case idle
+            case running(CheckedContinuation<(Data, URLResponse), any Error>, URLSessionDataTask)
+            case finished(Result<(Data, URLResponse), any Error>?)  // nil once the caller had it
+        }
+
+        private let state = LockedValue<State>(.idle)
+
+        /// Records the continuation; returns `false` (having resumed it) if the call already ended.
+        func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask)
+            -> Bool
+        {
+            let early = state.withLock { state -> Result<(Data, URLResponse), any Error>? in
+                guard case .finished(let result) = state else {
+                    state = .running(continuation, task)
+                    return nil
+                }
+                state = .finished(nil)
+                return result ?? .failure(CancellationError())
+            }
+            guard let early else { return true }
+            continuation.resume(with: early)
+            return false
+        }
+
+        /// Ends the call with `result` unless it has ended; `stopping` also stops the transfer
+        /// where that is safe.
+        func finish(with result: Result<(Data, URLResponse), any Error>, stopping: Bool = false) {
+            let running = state.withLock {
+                state -> (CheckedContinuation<(Data, URLResponse), any Error>, URLSessionDataTask)? in
+                switch state {
+                case .idle:
+                    state = .finished(result)
+                    return nil
+                case .running(let continuation, let task):
+                    state = .finished(nil)
+                    return (continuation, task)
+                case .finished:
+                    return nil
+                }
+            }
+            guard let (continuation, task) = running else { return }
+            continuation.resume(with: result)
+            #if !canImport(FoundationNetworking)
+                if stopping { task.cancel() }
+            #else
+                _ = (task, stopping)
+            #endif
+        }
+    }
+}
