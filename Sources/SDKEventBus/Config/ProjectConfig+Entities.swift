@@ -36,7 +36,7 @@ extension ProjectConfig {
         /// The kind of audience, for example `"permanent"`.
         public var type: String?
 
-        /// Creates a audience.
+        /// Creates an audience.
         ///
         /// - Parameters:
         ///   - id: The audience's id.

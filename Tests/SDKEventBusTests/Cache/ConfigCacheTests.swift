@@ -72,29 +72,15 @@ struct TemporaryDirectory {
 @Suite(.timeLimit(.minutes(2))) @MainActor struct OfflineReadinessTests {
     let a = Fixtures.config(named: "A")
     let b = Fixtures.config(named: "B")
-    let clock = ManualClock()
-    let diagnostics = DiagnosticsRecorder()
-    let log = EventLog()
+    let harness = ClientHarness()
 
     func makeClient(
         _ script: [MockConfigFetchService.Outcome],
         cache: (any ConfigCache)? = nil,
         initialConfig: ProjectConfig? = nil
     ) async -> SDKClient {
-        let service = MockConfigFetchService(script, afterScript: .hang, clock: clock)
-        let (client, _) = SDKClient.make(
-            configuration: SDKConfiguration(
-                refreshInterval: .seconds(60),
-                retryPolicy: RetryPolicy(initialDelay: .seconds(1), jitter: 0),
-                clock: clock,
-                diagnostics: diagnostics.handler,
-                cache: cache,
-                initialConfig: initialConfig
-            ),
-            fetchService: service
-        )
-        await log.attach(to: client.bus)
-        return client
+        let service = MockConfigFetchService(script, afterScript: .hang, clock: harness.clock)
+        return await harness.client(service, cache: cache, initialConfig: initialConfig).0
     }
 
     @Test func clientBecomesReadyFromTheCacheWhileOffline() async throws {
@@ -107,10 +93,10 @@ struct TemporaryDirectory {
         #expect(await client.config == a)
         #expect(client.status.source == .cache)
         #expect(client.status.isReady)
-        await diagnostics.wait { $0.isFetchFailed }
+        await harness.diagnostics.wait { $0.isFetchFailed }
         #expect(client.status.lastFetchError is URLError, "offline, and reported")
         await client.bus.flush()
-        #expect(log.names == [.ready])
+        #expect(harness.log.names == [.ready])
         await client.shutdown()
     }
 
@@ -120,9 +106,9 @@ struct TemporaryDirectory {
         let cache = FileConfigCache(directory: directory.url)
         try cache.save(a)
         let client = await makeClient([.config(b)], cache: cache)
-        await diagnostics.wait { $0.appliedChange == .updated }
+        await harness.diagnostics.wait { $0.appliedChange == .updated }
         await client.bus.flush()
-        #expect(log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
+        #expect(harness.log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
         #expect(client.status.source == .network)
         #expect(try cache.load() == b, "the new configuration is kept for the next start")
         await client.shutdown()
@@ -135,12 +121,12 @@ struct TemporaryDirectory {
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try Data("{\"account_id\": \"1\", \"project\": ".utf8).write(to: cache.fileURL)
         let client = await makeClient([.hang], cache: cache)
-        await diagnostics.wait { if case .cacheRejected = $0 { true } else { false } }
+        await harness.diagnostics.wait { if case .cacheRejected = $0 { true } else { false } }
         #expect(client.status.isReady == false)
         #expect(client.status.source == nil)
         #expect((client.status.lastFetchError as? ConfigCacheError)?.code == .corrupt)
         await client.bus.flush()
-        #expect(log.names.isEmpty, "no false ready")
+        #expect(harness.log.names.isEmpty, "no false ready")
         await client.shutdown()
     }
 
@@ -150,7 +136,7 @@ struct TemporaryDirectory {
         let cache = FileConfigCache(directory: directory.url)
         let client = await makeClient([.config(a)], cache: cache)
         try await client.ready()
-        await diagnostics.wait { $0.appliedChange == .first }
+        await harness.diagnostics.wait { $0.appliedChange == .first }
         #expect(client.status.source == .network)
         #expect(try cache.load() == a)
         await client.shutdown()
@@ -161,8 +147,8 @@ struct TemporaryDirectory {
         try await client.ready()
         #expect(client.status.source == .injected)
         #expect(await client.config == a)
-        clock.advance(by: .seconds(5))
-        await diagnostics.wait { $0.appliedChange == .updated }
+        harness.clock.advance(by: .seconds(5))
+        await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.status.source == .network)
         await client.shutdown()
     }
@@ -170,15 +156,15 @@ struct TemporaryDirectory {
     @Test func statusReportsFailuresAndRecovery() async throws {
         let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
         let client = await makeClient([failure, failure, .config(a)])
-        #expect(await clock.advanceToNextSleep() == .seconds(1), "after the first failure")
-        await diagnostics.wait(for: 2) { $0.isFetchFailed }
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(1), "after the first failure")
+        await harness.diagnostics.wait(for: 2) { $0.isFetchFailed }
         let failing = client.status
         #expect(failing.consecutiveFailures == 2)
         #expect(failing.lastFetchError is MockConfigFetchService.SimulatedError)
         #expect(failing.lastSuccessfulFetch == nil && !failing.isReady)
-        #expect(await clock.advanceToNextSleep() == .seconds(2), "after the second")
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(2), "after the second")
         try await client.ready()
-        await diagnostics.wait { $0.appliedChange == .first }
+        await harness.diagnostics.wait { $0.appliedChange == .first }
         let recovered = client.status
         #expect(recovered.consecutiveFailures == 0)
         #expect(recovered.lastFetchError == nil)

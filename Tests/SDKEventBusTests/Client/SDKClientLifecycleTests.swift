@@ -7,40 +7,27 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) @MainActor struct SDKClientLifecycleTests {
     let a = Fixtures.config(named: "A")
     let b = Fixtures.config(named: "B")
-    let clock = ManualClock()
-    let diagnostics = DiagnosticsRecorder()
-    let log = EventLog()
+    let harness = ClientHarness()
 
-    /// A client on the manual clock: backoff 1 s, 2 s, 4 s … capped at 30 s, no jitter; 60 s refresh.
-    ///
-    /// Its first fetch waits one second on the clock, so a test can subscribe first.
+    /// A client whose first fetch waits one second on the clock, so a test can subscribe first.
     func makeClient(
         _ script: [MockConfigFetchService.Outcome],
         afterScript: MockConfigFetchService.Outcome? = .hang,
         refreshInterval: Duration? = .seconds(60)
     ) async -> (SDKClient, MockConfigFetchService, EventEmitter) {
-        var script = script
-        if let first = script.first { script[0] = .delayed(.seconds(1), first) }
-        let service = MockConfigFetchService(script, afterScript: afterScript, clock: clock)
-        let configuration = SDKConfiguration(
-            refreshInterval: refreshInterval,
-            retryPolicy: RetryPolicy(initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0),
-            clock: clock,
-            diagnostics: diagnostics.handler
-        )
-        let (client, emitter) = SDKClient.make(configuration: configuration, fetchService: service)
-        await log.attach(to: client.bus)
-        #expect(await clock.nextSleep() == .seconds(1), "the first fetch waits for the test")
+        let service = harness.mock(script, afterScript: afterScript)
+        let (client, emitter) = await harness.client(service, refreshInterval: refreshInterval)
+        #expect(await harness.clock.nextSleep() == .seconds(1), "the first fetch waits for the test")
         return (client, service, emitter)
     }
 
     @Test func clientBecomesReadyFromTheFirstFetchAndTheConfigIsReadable() async throws {
         let (client, _, _) = await makeClient([.config(a)])
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
         #expect(await client.config == a)
         await client.bus.flush()
-        #expect(log.names == [.ready])
+        #expect(harness.log.names == [.ready])
         await client.shutdown()
     }
 
@@ -50,22 +37,22 @@ import Testing
             .failure(failure), .failure(failure), .failure(failure), .config(a),
         ])
         let waiter = Task { try await client.ready() }
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
-        for _ in 0..<3 { delays.append(await clock.advanceToNextSleep()) }
+        for _ in 0..<3 { delays.append(await harness.clock.advanceToNextSleep()) }
         try await waiter.value
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4)])
         #expect(service.fetchCount == 4)
-        #expect(diagnostics.steps.compactMap(\.retryDelay) == delays)
+        #expect(harness.diagnostics.steps.compactMap(\.retryDelay) == delays)
         await client.shutdown()
     }
 
     @Test func backoffIsCappedDuringAFailureStorm() async throws {
         let failure = MockConfigFetchService.SimulatedError("503")
         let (client, service, _) = await makeClient(Array(repeating: .failure(failure), count: 1_000) + [.config(a)])
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
-        for _ in 0..<1_000 { delays.append(await clock.advanceToNextSleep()) }
+        for _ in 0..<1_000 { delays.append(await harness.clock.advanceToNextSleep()) }
         try await client.ready()
         #expect(Array(delays.prefix(6)) == [1, 2, 4, 8, 16, 30].map { Duration.seconds($0) })
         #expect(delays.dropFirst(5).allSatisfy { $0 == .seconds(30) })
@@ -75,53 +62,53 @@ import Testing
 
     @Test func refreshFollowsTheIntervalAndAChangedConfigFiresConfigUpdated() async throws {
         let (client, service, _) = await makeClient([.config(a), .config(b)])
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await clock.advanceToNextSleep() == .seconds(60))
-        await diagnostics.wait { $0.appliedChange == .updated }
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(await client.config == b)
         #expect(service.fetchCount == 2)
         await client.bus.flush()
-        #expect(log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
+        #expect(harness.log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
         await client.shutdown()
     }
 
     @Test func refreshWithTheSameConfigFiresNothing() async throws {
         let (client, _, _) = await makeClient([.config(a), .config(a), .config(a)])
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        for _ in 0..<2 { #expect(await clock.advanceToNextSleep() == .seconds(60)) }
-        await diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
+        for _ in 0..<2 { #expect(await harness.clock.advanceToNextSleep() == .seconds(60)) }
+        await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
         await client.bus.flush()
-        #expect(log.names == [.ready])
+        #expect(harness.log.names == [.ready])
         await client.shutdown()
     }
 
     @Test(arguments: MalformedBody.corpus)
     func malformedBodyIsRejectedKeepingTheLastGoodConfigWithoutAnyEvent(_ malformed: MalformedBody) async throws {
         let (client, service, _) = await makeClient([.config(a), .body(malformed.body), .config(a)])
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await clock.advanceToNextSleep() == .seconds(60))
-        await diagnostics.wait { $0.isFetchFailed }
-        let error = try #require(diagnostics.steps.compactMap(\.failure).first as? ConfigDecodingError)
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        await harness.diagnostics.wait { $0.isFetchFailed }
+        let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? ConfigDecodingError)
         #expect(error.code == malformed.code)
         #expect(await client.config == a, "the last good config stays")
-        #expect(await clock.advanceToNextSleep() == .seconds(1), "the lifecycle goes on, with backoff")
-        await diagnostics.wait { $0.appliedChange == .unchanged }
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(1), "the lifecycle goes on, with backoff")
+        await harness.diagnostics.wait { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
-        #expect(log.names == [.ready], "a rejected body fires nothing")
+        #expect(harness.log.names == [.ready], "a rejected body fires nothing")
         await client.shutdown()
     }
 
     @Test func malformedFirstBodyDoesNotMakeTheClientReady() async throws {
         let (client, _, _) = await makeClient([.body(Data("[]".utf8)), .config(a)])
-        clock.advance(by: .seconds(1))
-        await diagnostics.wait { $0.isFetchFailed }
+        harness.clock.advance(by: .seconds(1))
+        await harness.diagnostics.wait { $0.isFetchFailed }
         #expect(await client.store.isReady == false)
         #expect(await client.config == nil)
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
         #expect(await client.config == a)
         await client.shutdown()
@@ -130,11 +117,11 @@ import Testing
     @Test func readyTimeoutThrowsAndALaterReadySucceeds() async throws {
         let (client, _, _) = await makeClient([.delayed(.seconds(10), .config(a))])
         let timed = Task { try await client.ready(timeout: .seconds(2)) }
-        clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
-        while clock.sleeperCount < 2 { await Task.yield() }
-        clock.advance(by: .seconds(2))
+        harness.clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
+        while harness.clock.sleeperCount < 2 { await Task.yield() }
+        harness.clock.advance(by: .seconds(2))
         await #expect(throws: ReadinessError.timedOut(after: .seconds(2))) { try await timed.value }
-        clock.advance(by: .seconds(8))
+        harness.clock.advance(by: .seconds(8))
         try await client.ready()
         #expect(await client.config == a)
         await client.shutdown()
@@ -154,42 +141,42 @@ import Testing
 
     @Test func shutdownStopsFetching() async throws {
         let (client, service, _) = await makeClient([.config(a)], afterScript: nil)
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        _ = await clock.nextSleep()
+        _ = await harness.clock.nextSleep()
         await client.shutdown()
-        #expect(diagnostics.steps.last?.isStopped == true)
+        #expect(harness.diagnostics.steps.last?.isStopped == true)
         let fetches = service.fetchCount
-        clock.advance(by: .seconds(3_600))
+        harness.clock.advance(by: .seconds(3_600))
         #expect(service.fetchCount == fetches)
-        #expect(clock.sleeperCount == 0)
+        #expect(harness.clock.sleeperCount == 0)
         #expect(await client.config == a, "the last config stays readable")
     }
 
     @Test func shutdownDuringAHangingFetchReturnsPromptly() async {
         let (client, service, _) = await makeClient([.hang])
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         while service.fetchCount == 0 { await Task.yield() }
         await client.shutdown()
-        #expect(diagnostics.steps.last?.isStopped == true)
+        #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
 
     @Test func shutdownDuringASlowFetchDiscardsItsResult() async {
         let (client, _, _) = await makeClient([.delayed(.seconds(30), .config(a))])
-        clock.advance(by: .seconds(1))
-        while clock.sleeperCount == 0 { await Task.yield() }
+        harness.clock.advance(by: .seconds(1))
+        while harness.clock.sleeperCount == 0 { await Task.yield() }
         await client.shutdown()
-        clock.advance(by: .seconds(30))
+        harness.clock.advance(by: .seconds(30))
         #expect(await client.config == nil)
         await client.bus.flush()
-        #expect(log.names.isEmpty)
+        #expect(harness.log.names.isEmpty)
     }
 
     @Test func withoutARefreshIntervalTheLifecycleEndsAfterTheFirstSuccess() async throws {
         let (client, service, _) = await makeClient([.config(a)], refreshInterval: nil)
-        clock.advance(by: .seconds(1))
+        harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        await diagnostics.wait { $0.isStopped }
+        await harness.diagnostics.wait { $0.isStopped }
         #expect(service.fetchCount == 1)
         await client.shutdown()
     }
@@ -198,7 +185,7 @@ import Testing
         let (client, _, emitter) = await makeClient([.config(a)])
         await emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
         await client.bus.flush()
-        #expect(log.names == [.conversion])
+        #expect(harness.log.names == [.conversion])
         await client.shutdown()
     }
 
@@ -207,9 +194,9 @@ import Testing
         do {
             let (client, _, _) = await makeClient([.hang])
             weakClient = client
-            clock.advance(by: .seconds(1))
+            harness.clock.advance(by: .seconds(1))
         }
         #expect(weakClient == nil)
-        await diagnostics.wait { $0.isStopped }
+        await harness.diagnostics.wait { $0.isStopped }
     }
 }

@@ -226,34 +226,12 @@ import Testing
 
     // MARK: Through the client's lifecycle
 
-    @MainActor
-    final class Harness {
-        let clock = ManualClock()
-        let diagnostics = DiagnosticsRecorder()
-        let log = EventLog()
-
-        func client(_ service: some ConfigFetchService, refresh: Duration? = .seconds(60)) async -> SDKClient {
-            let client = SDKClient(
-                configuration: SDKConfiguration(
-                    refreshInterval: refresh,
-                    retryPolicy: RetryPolicy(
-                        initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0),
-                    clock: clock,
-                    diagnostics: diagnostics.handler
-                ),
-                fetchService: service
-            )
-            await log.attach(to: client.bus)
-            return client
-        }
-    }
-
     @Test @MainActor func refreshAnsweredWith304FiresNoEventAndAChangeFiresConfigUpdated() async throws {
         let version = LockedValue((Self.fixture, "\"v1\""))
         let (server, service) = try Self.serve(Self.etagServer { version.withLock { $0 } })
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service)
         try await client.ready()
         #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
         await harness.diagnostics.wait { $0.appliedChange == .unchanged }
@@ -275,8 +253,8 @@ import Testing
                 ? Response(status: 429, headers: ["Retry-After": "120"]) : Response(status: 200, body: Self.fixture)
         }
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service)
         #expect(await harness.clock.advanceToNextSleep() == .seconds(120), "not the 1 s backoff")
         try await client.ready()
         await client.shutdown()
@@ -285,8 +263,8 @@ import Testing
     @Test @MainActor func clientErrorIsNotRetriedUntilTheNextRefresh() async throws {
         let (server, service) = try Self.serve { _ in Response(status: 404) }
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service)
         #expect(await harness.clock.nextSleep() == .seconds(60), "the refresh interval, not a backoff")
         #expect(client.status.lastFetchError is ConfigFetchError)
         await client.shutdown()
@@ -296,8 +274,8 @@ import Testing
         // Stopping instead would leave ready() waiting forever.
         let (server, service) = try Self.serve { _ in Response(status: 401) }
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service, refresh: nil)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service, refreshInterval: nil)
         #expect(await harness.clock.advanceToNextSleep() == .seconds(30))
         #expect(await harness.clock.nextSleep() == .seconds(30), "the second attempt failed and waits again")
         #expect(server.receivedRequests.count == 2)
@@ -309,8 +287,8 @@ import Testing
             Response(status: 503, headers: ["Retry-After": "9223372036854775807"])
         }
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service)
         #expect(await harness.clock.nextSleep() == .seconds(86_400))
         await client.shutdown()
     }
@@ -325,8 +303,8 @@ import Testing
             return Response(status: [503, 503, 404, 503][min(number - 1, 3)])
         }
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service)
         var delays: [Duration] = []
         for _ in 0..<4 { delays.append(await harness.clock.advanceToNextSleep()) }
         #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
@@ -336,8 +314,8 @@ import Testing
     @Test @MainActor func shutdownCancelsAFetchInFlightPromptly() async throws {
         let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, delay: .seconds(5)) }
         defer { server.stop() }
-        let harness = Harness()
-        let client = await harness.client(service)
+        let harness = ClientHarness()
+        let (client, _) = await harness.client(service)
         while server.receivedRequests.isEmpty { await Task.yield() }
         let started = ContinuousClock.now
         await client.shutdown()

@@ -11,25 +11,14 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) @MainActor struct FaultInjectionTests {
     let a = Fixtures.config(named: "A")
     let b = Fixtures.config(named: "B")
-    let clock = ManualClock()
-    let diagnostics = DiagnosticsRecorder()
-    let log = EventLog()
+    let harness = ClientHarness()
 
-    /// A client whose first fetch waits one second, so that the test can subscribe first.
+    /// A client whose first fetch is under way (the mock's one-second wait has passed).
     func makeClient(_ script: [MockConfigFetchService.Outcome]) async -> (SDKClient, MockConfigFetchService) {
-        var script = script
-        script[0] = .delayed(.seconds(1), script[0])
-        let service = MockConfigFetchService(script, afterScript: .hang, clock: clock)
-        let configuration = SDKConfiguration(
-            refreshInterval: .seconds(60),
-            retryPolicy: RetryPolicy(initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0),
-            clock: clock,
-            diagnostics: diagnostics.handler
-        )
-        let client = SDKClient(configuration: configuration, fetchService: service)
-        await log.attach(to: client.bus)
-        _ = await clock.nextSleep()
-        clock.advance(by: .seconds(1))
+        let service = harness.mock(script)
+        let (client, _) = await harness.client(service)
+        _ = await harness.clock.nextSleep()
+        harness.clock.advance(by: .seconds(1))
         return (client, service)
     }
 
@@ -47,19 +36,19 @@ import Testing
         let failures = Self.errors.map { MockConfigFetchService.Outcome.failure($0) }
         let (client, service) = await makeClient([.config(a)] + failures + [.body(Data("{".utf8)), .config(b)])
         try await client.ready()
-        #expect(await clock.advanceToNextSleep() == .seconds(60))
+        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
         var delays: [Duration] = []
         for _ in 0...Self.errors.count {
-            await diagnostics.wait(for: delays.count + 1) { $0.isFetchFailed }
+            await harness.diagnostics.wait(for: delays.count + 1) { $0.isFetchFailed }
             #expect(await client.config == a, "the last good config stays while fetches fail")
-            delays.append(await clock.advanceToNextSleep())
+            delays.append(await harness.clock.advanceToNextSleep())
         }
-        await diagnostics.wait { $0.appliedChange == .updated }
+        await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
         #expect(await client.config == b)
         #expect(service.fetchCount == Self.errors.count + 3)
         await client.bus.flush()
-        #expect(log.names == [.ready, .configUpdated], "failures fire nothing")
+        #expect(harness.log.names == [.ready, .configUpdated], "failures fire nothing")
         await client.shutdown()
     }
 
@@ -68,12 +57,12 @@ import Testing
         let (client, _) = await makeClient([.config(a), failure, .config(b), failure, failure, .config(a), failure])
         try await client.ready()
         var delays: [Duration] = []
-        for _ in 0..<7 { delays.append(await clock.advanceToNextSleep()) }
+        for _ in 0..<7 { delays.append(await harness.clock.advanceToNextSleep()) }
         // refresh, retry 1, refresh, retry 1, retry 2, refresh, retry 1
         #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { Duration.seconds($0) })
-        await diagnostics.wait(for: 2) { $0.appliedChange == .updated }
+        await harness.diagnostics.wait(for: 2) { $0.appliedChange == .updated }
         await client.bus.flush()
-        #expect(log.names == [.ready, .configUpdated, .configUpdated])
+        #expect(harness.log.names == [.ready, .configUpdated, .configUpdated])
         await client.shutdown()
     }
 
@@ -87,11 +76,12 @@ import Testing
                 let timed = Task { try await client.ready(timeout: .zero) }
                 await #expect(throws: ReadinessError.timedOut(after: .zero)) { try await timed.value }
             }
-            await clock.advanceToNextSleep()
+            await harness.clock.advanceToNextSleep()
         }
         try await client.ready()
         #expect(service.fetchCount == 1_001)
-        #expect(diagnostics.steps.compactMap(\.retryDelay).max() == .seconds(30), "backoff capped as configured")
+        #expect(
+            harness.diagnostics.steps.compactMap(\.retryDelay).max() == .seconds(30), "backoff capped as configured")
         await client.shutdown()
     }
 
@@ -101,18 +91,18 @@ import Testing
         while service.fetchCount == 0 { await Task.yield() }
         await client.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
-        #expect(diagnostics.steps.last?.isStopped == true)
+        #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
 
     @Test func slowFetchOvertakenByShutdownAppliesNothing() async {
         let (client, _) = await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
-        await diagnostics.wait { $0.appliedChange == .first }
-        clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
-        while clock.sleeperCount == 0 { await Task.yield() }
+        await harness.diagnostics.wait { $0.appliedChange == .first }
+        harness.clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
+        while harness.clock.sleeperCount == 0 { await Task.yield() }
         await client.shutdown()
-        clock.advance(by: .seconds(45))
+        harness.clock.advance(by: .seconds(45))
         #expect(await client.config == a)
         await client.bus.flush()
-        #expect(log.names == [.ready])
+        #expect(harness.log.names == [.ready])
     }
 }
