@@ -114,6 +114,10 @@ public final class SDKClient: Sendable {
 
     /// Whether the client is ready, where its configuration came from, when it last changed, and
     /// the last fetch error: for diagnostics screens and logs.
+    ///
+    /// Read at once, without waiting for the lifecycle: a status taken while a configuration is
+    /// being applied can show its readiness a moment before its source and time (`isReady` with
+    /// `source` still `nil`, say). Use ``ready()`` and the events to act on state; use this to show it.
     public var status: SDKStatus {
         statusRecorder.snapshot(isReady: store.isReadyNow, isShutDown: store.isShutDownNow)
     }
