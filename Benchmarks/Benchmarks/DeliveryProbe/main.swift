@@ -1,6 +1,10 @@
 // Times the end-to-end delivery loop without the benchmark harness, for profiling.
 import SDKEventBus
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @MainActor
 final class Sink {
     var received = 0
@@ -9,8 +13,28 @@ final class Sink {
     func receive(_ payload: EventPayloadValue) {
         received &+= 1
         remaining -= 1
-        if remaining == 0, let waiter { self.waiter = nil; waiter.resume() }
+        if remaining == 0, let waiter {
+            self.waiter = nil
+            waiter.resume()
+        }
     }
+}
+
+if CommandLine.arguments.dropFirst().first == "subscribe" {
+    // `DeliveryProbe subscribe [pairs]`: on + off pairs with 10,000 other live listeners, in rounds.
+    let pairs = Int(CommandLine.arguments.dropFirst(2).first ?? "100000") ?? 100_000
+    let (bus, _) = EventBus.makeBus()
+    for index in 0..<10_000 { _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in } }
+    let clock = ContinuousClock()
+    for round in 0..<10 {
+        let start = clock.now
+        for _ in 0..<pairs {
+            let token = await bus.on(.bucketing) { _ in }
+            await bus.off(token)
+        }
+        print("round \(round): \((clock.now - start) / pairs) per pair")
+    }
+    exit(0)
 }
 
 let listeners = Int(CommandLine.arguments.dropFirst().first ?? "100") ?? 100
