@@ -6,7 +6,7 @@
 /// lock released. Per callback it reads the cancellation epoch (one atomic load) and calls the
 /// closure, and allocates nothing.
 ///
-/// Every removal of a listener increments the epoch under the lock. When the drain sees it change,
+/// Every removal of a listener increments the epoch under the lock (the registry does it). When the drain sees it change,
 /// it takes a fresh snapshot and carries on after the last listener it called, so a listener whose
 /// subscription ended is never called again, even for fires already queued.
 final class BusStorage: Sendable {
@@ -22,11 +22,12 @@ final class BusStorage: Sendable {
     static let batchesPerHop = 16
 
     private let state: LockedValue<State>
-    /// Incremented, under the lock, whenever a subscription ends.
+    /// Incremented by the registry, under the lock, whenever a subscription ends.
     private let cancellationEpoch = AtomicCounter()
 
     init() {
-        state = LockedValue(State(registry: ListenerRegistry(busID: Self.makeBusID())))
+        let registry = ListenerRegistry(busID: Self.makeBusID(), cancellationEpoch: cancellationEpoch)
+        state = LockedValue(State(registry: registry))
     }
 
     // MARK: Subscriptions
@@ -48,7 +49,7 @@ final class BusStorage: Sendable {
         makeCallback: (EventListenerToken) -> Callback
     ) -> EventListenerToken {
         let (subscription, mustSchedule, swept) = state.withLock { state in
-            let swept = lifetime?.ownerID == nil ? .init() : removing(state.registry.sweepDeadOwnersIfDue())
+            let swept = lifetime?.ownerID == nil ? .init() : state.registry.sweepDeadOwnersIfDue()
             let subscription = state.registry.subscribe(
                 event,
                 lifetime: lifetime,
@@ -72,20 +73,21 @@ final class BusStorage: Sendable {
 
     /// Ends a subscription.
     ///
-    /// - Returns: Whether a delivery pass was running on the main actor when it ended: a callback
-    ///   that pass had already reached may still be running.
+    /// - Returns: Whether a drain was scheduled or running when it ended: a callback that its
+    ///   pass had already reached may still be running.
     @discardableResult
     func unsubscribe(_ token: EventListenerToken) -> Bool {
-        let (removed, isDelivering) = state.withLock { state in
-            (removing(state.registry.unsubscribe(token)), state.queue.isDelivering)
+        let (removed, isDraining) = state.withLock { state in
+            (state.registry.unsubscribe(token), state.queue.isDrainScheduled)
         }
         guard let removed else { return false }
         removed.runEndHook()
-        return isDelivering
+        return isDraining
     }
 
     /// Ends a subscription, and returns only when no callback of it can begin any more: when a
-    /// delivery pass is running and the caller is not on the main actor, it waits for that pass.
+    /// drain is under way and the caller is not on the main actor, it waits for the drain's current
+    /// main-actor job. (A drain that has not started yet takes its snapshot after this removal.)
     func unsubscribe(_ token: EventListenerToken, isolation: isolated (any Actor)?) async {
         guard unsubscribe(token), isolation !== MainActor.shared else { return }
         await MainActor.run {}
@@ -93,12 +95,12 @@ final class BusStorage: Sendable {
 
     func unsubscribeAll(ownedBy owner: AnyObject) {
         let ownerID = ObjectIdentifier(owner)
-        end(state.withLock { removing($0.registry.unsubscribeAll(ownedBy: ownerID)) })
+        end(state.withLock { $0.registry.unsubscribeAll(ownedBy: ownerID) })
     }
 
     func listenerCount(for event: SystemEvent) -> Int {
         let (count, swept) = state.withLock { state in
-            let swept = removing(state.registry.sweepDeadOwners())
+            let swept = state.registry.sweepDeadOwners()
             return (state.registry.count(for: event), swept)
         }
         end(swept.removed)
@@ -109,24 +111,7 @@ final class BusStorage: Sendable {
     ///
     /// Fires already queued are not delivered: their listeners have ended.
     func shutDown() {
-        end(state.withLock { removing($0.registry.close()) })
-    }
-
-    /// Announces removed listeners to the delivery loop; call it under the lock, with what the
-    /// registry removed.
-    private func removing<Removed: Collection>(_ removed: Removed) -> Removed {
-        if !removed.isEmpty { cancellationEpoch.increment() }
-        return removed
-    }
-
-    private func removing(_ sweep: ListenerRegistry.Sweep) -> ListenerRegistry.Sweep {
-        if !sweep.removed.isEmpty { cancellationEpoch.increment() }
-        return sweep
-    }
-
-    private func removing(_ removed: ListenerRegistry.Removed?) -> ListenerRegistry.Removed? {
-        if removed != nil { cancellationEpoch.increment() }
-        return removed
+        end(state.withLock { $0.registry.close() })
     }
 
     /// The capacity the registry holds, for tests that check storage returns to its baseline.
@@ -185,11 +170,10 @@ final class BusStorage: Sendable {
             let flushed = state.withLock { $0.queue.finishBatch(count: count, recycling: batch.deliveries) }
             // Release the snapshot only after that lock, which follows every read of it: once the
             // registry's buffers are unique again it may write them in place, and the lock is what
-            // orders those writes after this loop's reads. Then end the pass, which is what a
-            // caller of `off` off the main actor waits for, and only then resume flush callers:
-            // ended subscriptions are released by the time either returns.
+            // orders those writes after this loop's reads. Release it before flush callers resume,
+            // and before this main-actor job ends (which a caller of `off` off the main actor waits
+            // for), so that ended subscriptions are released by the time either returns.
             batch.listeners = .empty
-            state.withLock { $0.queue.endPass() }
             for continuation in flushed { continuation.resume() }
         }
         // Still busy: let other main-actor work run, then continue.

@@ -23,10 +23,9 @@ struct DeliveryQueue {
     private var pending: [Delivery] = []
     /// The storage of the last delivered batch, emptied, kept to avoid reallocating per batch.
     private var spare: [Delivery] = []
+    /// Whether a drain is scheduled or running: from the fire that schedules it until it finds
+    /// nothing left to take.
     private(set) var isDrainScheduled = false
-    /// Whether the drain holds a batch it is delivering: a subscription that ends now may have a
-    /// callback of that batch running, or about to begin.
-    private(set) var isDelivering = false
     private var enqueuedCount: UInt64 = 0
     private var deliveredCount: UInt64 = 0
     private var flushWaiters: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
@@ -54,7 +53,6 @@ struct DeliveryQueue {
         var deliveries = spare
         swap(&deliveries, &pending)
         spare = []
-        isDelivering = true
         return Batch(deliveries: deliveries, listeners: listeners())
     }
 
@@ -73,16 +71,11 @@ struct DeliveryQueue {
         return done.map(\.continuation)
     }
 
-    /// Records that the drain let go of the batch and its snapshot of the listeners.
-    mutating func endPass() {
-        isDelivering = false
-    }
-
     /// Registers a caller that waits until every fire queued so far has been delivered.
     ///
     /// - Returns: `true` when nothing is outstanding and the caller must resume `continuation` now.
     mutating func waitForDelivery(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-        if deliveredCount == enqueuedCount { return true }
+        if isIdle { return true }
         flushWaiters.append((enqueuedCount, continuation))
         return false
     }

@@ -63,8 +63,8 @@ public actor EventBus {
     /// not yet delivered, and the bus no longer retains it. Calling `off` twice, with an unknown
     /// token, or with another bus's token does nothing.
     ///
-    /// Off the main actor, while a delivery pass is running on it, `off` waits for that pass to
-    /// end (one main-actor hop), so that no callback it reached can begin after `off` returns.
+    /// Off the main actor, while deliveries are pending or running, `off` also waits one
+    /// main-actor hop, so that no callback a running pass reached can begin after `off` returns.
     /// Otherwise it takes a short lock and returns.
     ///
     /// - Parameter token: The token ``on(_:callback:)`` returned.

@@ -7,6 +7,8 @@
 ///   amortized. A subscription allocates nothing beyond its share of these arrays.
 /// - A slot table maps a token to its entry's position, so `off` never searches. Free slots are
 ///   reused; the listener id in the token tells a reused slot from the one it was issued for.
+/// - Every removal increments the bus's cancellation epoch, which the delivery loop reads without
+///   the lock to learn that its snapshot may hold ended subscriptions.
 /// - Listener ids increase with every subscription. A fire records the next id as its *mark*:
 ///   exactly the listeners with a smaller id were subscribed when it was fired.
 /// - The latest payload of each replayable event (see ``SystemEvent/replayRule``) is kept, so a
@@ -76,6 +78,8 @@ struct ListenerRegistry {
     static let compactionThreshold = 32
 
     let busID: UInt64
+    /// Incremented by every removal.
+    let cancellationEpoch: AtomicCounter
     private(set) var buckets = [Bucket](repeating: Bucket(), count: SystemEvent.count)
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
@@ -89,8 +93,9 @@ struct ListenerRegistry {
     /// Whether the bus was shut down: no subscription is accepted any more.
     private(set) var isClosed = false
 
-    init(busID: UInt64) {
+    init(busID: UInt64, cancellationEpoch: AtomicCounter = AtomicCounter()) {
         self.busID = busID
+        self.cancellationEpoch = cancellationEpoch
     }
 
     /// The number of live subscriptions to `event`.
@@ -227,6 +232,7 @@ struct ListenerRegistry {
         freeSlots = []
         lastReplayable = [EventPayloadValue?](repeating: nil, count: SystemEvent.count)
         ownerBoundCount = 0
+        if !removed.isEmpty { cancellationEpoch.increment() }
         return removed
     }
 
@@ -257,6 +263,7 @@ struct ListenerRegistry {
         let position = Int(slots[slot].position)
         let entry = buckets[ordinal].entries[position]
         if entry.lifetime?.ownerID != nil { ownerBoundCount -= 1 }
+        cancellationEpoch.increment()
         slots[slot] = .free
         freeSlots.append(slot)
 
