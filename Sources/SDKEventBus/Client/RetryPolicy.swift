@@ -46,8 +46,8 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Returns: How long to wait before fetching again.
     public func delay(afterFailures failures: Int, random: Double) -> Duration {
         // In seconds, clamped to the cap before converting back, so no product can overflow.
-        let maximum = Self.seconds(maximumDelay)
-        var delay = min(Self.seconds(initialDelay), maximum)
+        let maximum = maximumDelay.seconds
+        var delay = min(initialDelay.seconds, maximum)
         var steps = max(failures, 1) - 1
         // Stops once the delay stops growing (at the cap, or with a multiplier of 1), so even
         // `Int.max` failures take a few dozen steps.
@@ -59,10 +59,5 @@ public struct RetryPolicy: Sendable, Hashable {
         }
         let unit = random.isFinite ? min(max(random, 0), 1) : 0
         return .seconds(delay * (1 - jitter * unit))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -14,9 +14,9 @@ import Foundation
 /// deadlocks both; and a cancel that crosses a completing transfer can crash the session
 /// ("Trying to access a behaviour for a task that in not in the registry"). Both were seen in this
 /// package's tests. So this bridge never calls into `URLSession` from a cancellation handler:
-/// cancellation and the deadline resume the caller from a dispatch queue, and on Linux the
-/// transfer is abandoned rather than cancelled (it ends by `URLSession`'s own timeout and its
-/// result is dropped). On Apple platforms it is cancelled as well.
+/// cancellation and the deadline resume the caller at once, and on Linux the transfer is abandoned
+/// rather than cancelled (it ends by `URLSession`'s own timeout and its result is dropped). On
+/// Apple platforms it is cancelled as well, from a dispatch queue.
 enum HTTPTransfer {
     /// Runs `request` on `session`, within `timeout` overall.
     ///
@@ -41,9 +41,7 @@ enum HTTPTransfer {
                 }
                 guard outcome.start(continuation, task: task) else { return }
                 task.resume()
-                let (seconds, attoseconds) = timeout.components
-                let interval = Double(seconds) + Double(attoseconds) / 1e18
-                DispatchQueue.global().asyncAfter(deadline: .now() + interval) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
                     outcome.finish(
                         with: .failure(
                             ConfigFetchError(code: .transport, reason: "no complete response within \(timeout)")),
@@ -52,8 +50,7 @@ enum HTTPTransfer {
                 }
             }
         } onCancel: {
-            // Never resume or touch the session here: the runtime holds the task's lock.
-            DispatchQueue.global().async { outcome.finish(with: .failure(CancellationError()), stopping: true) }
+            outcome.finish(with: .failure(CancellationError()), stopping: true)
         }
     }
 
@@ -103,7 +100,9 @@ enum HTTPTransfer {
             guard let (continuation, task) = running else { return }
             continuation.resume(with: result)
             #if !canImport(FoundationNetworking)
-                if stopping { task.cancel() }
+                // Not from the caller's thread: that may be a cancellation handler, which runs
+                // under the runtime's lock on the task.
+                if stopping { DispatchQueue.global().async { task.cancel() } }
             #else
                 _ = (task, stopping)
             #endif

@@ -149,8 +149,7 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
 
     /// The request timeout in seconds, as the platform's `URLSession` honours it.
     static func timeoutInterval(_ timeout: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = timeout.components
-        let interval = Double(seconds) + Double(attoseconds) / 1e18
+        let interval = timeout.seconds
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation truncates to whole seconds, and a timeout of 0 fails at once.
             return max(1, interval.rounded(.up))
