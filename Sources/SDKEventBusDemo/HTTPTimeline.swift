@@ -32,7 +32,7 @@ func playHTTPTimeline() async throws {
     await timeline.follow(until: applied(.first))
     try await sdk.ready()
     timeline.log("app", "ready() returned; status: \(sdk.status)")
-    let updates = await sdk.on(.configUpdated) { payload in
+    let updates = sdk.on(.configUpdated) { payload in
         guard case .configUpdated(let update) = payload else { return }
         timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
     }

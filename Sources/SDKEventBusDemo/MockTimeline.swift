@@ -31,18 +31,18 @@ func playMockTimeline() async throws {
     await timeline.follow(until: applied(.first))
     try await app.value
 
-    let updates = await sdk.on(.configUpdated) { payload in
+    let updates = sdk.on(.configUpdated) { payload in
         guard case .configUpdated(let update) = payload else { return }
         timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
     }
-    let bucketing = await sdk.bus.on(BucketingPayload.self) { bucketing in
+    let bucketing = sdk.bus.on(BucketingPayload.self) { bucketing in
         timeline.log("app", "bucketing: visitor \(bucketing.visitorId) → variation \(bucketing.variationId)")
     }
-    let conversions = await sdk.bus.on(ConversionPayload.self) { conversion in
+    let conversions = sdk.bus.on(ConversionPayload.self) { conversion in
         timeline.log("app", "conversion: visitor \(conversion.visitorId) reached goal \(conversion.goalId)")
     }
     timeline.log("app", "subscribed to config.updated, bucketing and conversion")
-    _ = await sdk.bus.once(.ready) { _ in
+    sdk.bus.once(.ready) { _ in
         timeline.log("app", "a .ready listener added after readiness still ran once (.ready is sticky)")
     }
     await sdk.bus.flush()
@@ -54,8 +54,8 @@ func playMockTimeline() async throws {
     timeline.log("app", "the same config again: no event fired")
 
     timeline.log("sdk", "a visitor arrives: the SDK fires bucketing and conversion through its emitter")
-    await emitter.fire(BucketingPayload(experienceId: "100334665", variationId: "1003142551", visitorId: "visitor-42"))
-    await emitter.fire(ConversionPayload(goalId: "100322784", visitorId: "visitor-42"))
+    emitter.fire(BucketingPayload(experienceId: "100334665", variationId: "1003142551", visitorId: "visitor-42"))
+    emitter.fire(ConversionPayload(goalId: "100322784", visitorId: "visitor-42"))
     await sdk.bus.flush()
 
     await timeline.follow(until: rejected)
@@ -64,7 +64,7 @@ func playMockTimeline() async throws {
     for token in [updates, bucketing, conversions] {
         await sdk.off(token)
     }
-    timeline.log("app", "unsubscribed: \(await sdk.bus.listenerCount(for: .bucketing)) bucketing listener(s) left")
+    timeline.log("app", "unsubscribed: \(sdk.bus.listenerCount(for: .bucketing)) bucketing listener(s) left")
 
     await sdk.shutdown()
     await timeline.follow(until: stopped)

@@ -9,7 +9,7 @@
 /// ```swift
 /// let sdk = SDKClient(fetchService: MyCDNFetchService())
 /// try await sdk.ready()                       // suspends until the first configuration is in
-/// let token = await sdk.on(.configUpdated) { payload in … }
+/// let token = sdk.on(.configUpdated) { payload in … }
 /// print(await sdk.config?.experiences.count ?? 0)
 /// ```
 ///
@@ -45,7 +45,7 @@ public final class SDKClient: Sendable {
     ///
     /// ```swift
     /// let (client, emitter) = SDKClient.make(fetchService: service)
-    /// await emitter.fire(.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")))
+    /// emitter.fire(.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")))
     /// ```
     ///
     /// - Parameters:
@@ -131,8 +131,8 @@ public final class SDKClient: Sendable {
     public func on(
         _ event: SystemEvent,
         callback: @escaping @MainActor @Sendable (EventPayloadValue) -> Void
-    ) async -> EventListenerToken {
-        await bus.on(event, callback: callback)
+    ) -> EventListenerToken {
+        bus.on(event, callback: callback)
     }
 
     /// Ends a subscription; see ``EventBus/off(_:)``.
@@ -161,6 +161,6 @@ public final class SDKClient: Sendable {
         store.shutDown()
         await lifecycle.value
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
     }
 }

@@ -17,7 +17,9 @@
 /// same but needs iOS 18 / macOS 15.
 ///
 /// Never call user code or resume a continuation inside ``withLock(_:)``: return what must happen
-/// and do it after the lock is released.
+/// and do it after the lock is released. The lock is not recursive: taking it again on the same
+/// thread traps (`os_unfair_lock` on Apple platforms; an error-checking mutex in debug builds
+/// elsewhere), and every pthread call's result is checked.
 struct LockedValue<Value>: @unchecked Sendable {
     // @unchecked: the value is only reached through `withLock`, which holds the lock, and `Value`
     // is required to be `Sendable` where it is created, so nothing non-sendable escapes it.
@@ -33,7 +35,8 @@ struct LockedValue<Value>: @unchecked Sendable {
         deinit {
             withUnsafeMutablePointerToElements { lock in
                 #if !canImport(Darwin)
-                    pthread_mutex_destroy(lock)
+                    let result = pthread_mutex_destroy(lock)
+                    precondition(result == 0, "pthread_mutex_destroy failed: \(result)")
                 #endif
                 lock.deinitialize(count: 1)
             }
@@ -50,7 +53,14 @@ struct LockedValue<Value>: @unchecked Sendable {
                 lock.initialize(to: os_unfair_lock())
             #else
                 lock.initialize(to: pthread_mutex_t())
-                let result = pthread_mutex_init(lock, nil)
+                var attributes = pthread_mutexattr_t()
+                pthread_mutexattr_init(&attributes)
+                defer { pthread_mutexattr_destroy(&attributes) }
+                #if DEBUG
+                    // Traps on re-entrance and on unlocking from another thread, as Apple's lock does.
+                    pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+                #endif
+                let result = pthread_mutex_init(lock, &attributes)
                 precondition(result == 0, "pthread_mutex_init failed: \(result)")
             #endif
         }
@@ -68,8 +78,12 @@ struct LockedValue<Value>: @unchecked Sendable {
                 os_unfair_lock_lock(lock)
                 defer { os_unfair_lock_unlock(lock) }
             #else
-                pthread_mutex_lock(lock)
-                defer { pthread_mutex_unlock(lock) }
+                let locked = pthread_mutex_lock(lock)
+                precondition(locked == 0, "pthread_mutex_lock failed: \(locked) (taken twice on one thread?)")
+                defer {
+                    let unlocked = pthread_mutex_unlock(lock)
+                    precondition(unlocked == 0, "pthread_mutex_unlock failed: \(unlocked)")
+                }
             #endif
             return try body(&value.pointee)
         }

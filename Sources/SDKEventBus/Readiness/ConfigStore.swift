@@ -25,16 +25,14 @@ public actor ConfigStore {
     /// - Parameter emitter: The emitter of the bus the store announces ``SystemEvent/ready`` and
     ///   ``SystemEvent/configUpdated`` on.
     public init(emitter: EventEmitter) {
-        let storage = emitter.storage
-        fire = { storage.enqueue($0) }
+        fire = { emitter.fire($0) }
     }
 
     /// Creates a store that fires its events on `eventBus`, for components inside this package.
     ///
     /// Not public: a store made from a bus could fire on it, and app code holds the bus.
     package init(eventBus: EventBus) {
-        let storage = eventBus.storage
-        fire = { storage.enqueue($0) }
+        fire = { eventBus.fire($0) }
     }
 
     /// Whether ``waitForReady()`` would return at once: the first configuration has arrived and the

@@ -12,9 +12,9 @@ import Testing
 
     @Test func sequenceReceivesEventsInFireOrderAcrossItsEventsFromItsCreation() async {
         let stream = bus.events([.bucketing, .conversion, .apiQueueReleased])
-        for payload in SamplePayloads.all.reversed() { await emitter.fire(payload) }
+        for payload in SamplePayloads.all.reversed() { emitter.fire(payload) }
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         var received: [SystemEvent] = []
         for await payload in stream { received.append(payload.event) }
         #expect(received == [.conversion, .bucketing, .apiQueueReleased])
@@ -22,9 +22,9 @@ import Testing
 
     @Test func typedSequenceYieldsPayloadStructs() async {
         let stream = bus.events(of: ApiQueueReleasedPayload.self)
-        for number in 0..<3 { await emitter.fire(SamplePayloads.numbered(number)) }
+        for number in 0..<3 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         var counts: [Int] = []
         for await payload in stream { counts.append(payload.eventCount) }
         #expect(counts == [0, 1, 2])
@@ -36,29 +36,29 @@ import Testing
         let consumer = Task {
             for await _ in bus.events([.ready, .bucketing]) { started.increment() }
         }
-        await emitter.fire(.ready(ReadyPayload()))
+        emitter.fire(.ready(ReadyPayload()))
         while started.count == 0 { await Task.yield() }
-        #expect(await bus.listenerCount(for: .bucketing) == 1)
+        #expect(bus.listenerCount(for: .bucketing) == 1)
         consumer.cancel()
         await consumer.value
-        #expect(await bus.listenerCount(for: .ready) == 0)
-        #expect(await bus.listenerCount(for: .bucketing) == 0)
+        #expect(bus.listenerCount(for: .ready) == 0)
+        #expect(bus.listenerCount(for: .bucketing) == 0)
     }
 
     @Test func droppingTheSequenceEndsTheSubscription() async {
         do {
             let stream = bus.events(.conversion)
-            #expect(await bus.listenerCount(for: .conversion) == 1)
+            #expect(bus.listenerCount(for: .conversion) == 1)
             _ = stream
         }
-        #expect(await bus.listenerCount(for: .conversion) == 0)
+        #expect(bus.listenerCount(for: .conversion) == 0)
     }
 
     @Test func droppingThousandsOfSequencesLeavesStorageAtItsBaseline() async {
         for _ in 0..<5_000 {
             _ = bus.events([.conversion, .bucketing])
         }
-        #expect(await bus.listenerCount(for: .conversion) == 0)
+        #expect(bus.listenerCount(for: .conversion) == 0)
         #expect(bus.storage.registryFootprint == 0)
     }
 
@@ -69,21 +69,21 @@ import Testing
             for await _ in stream { count += 1 }
             return count
         }
-        emitter.finish()
+        emitter.shutdown()
         #expect(await consumer.value == 0)
     }
 
     @Test func sequenceCreatedAfterShutdownFinishesAtOnce() async {
-        emitter.finish()
+        emitter.shutdown()
         var iterator = bus.events(.ready).makeAsyncIterator()
         #expect(await iterator.next() == nil)
     }
 
     @Test func bufferingNewestKeepsOnlyTheLatestEventsForASlowConsumer() async {
         let stream = bus.events(.apiQueueReleased, bufferingPolicy: .bufferingNewest(2))
-        for number in 0..<5 { await emitter.fire(SamplePayloads.numbered(number)) }
+        for number in 0..<5 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         var numbers: [Int] = []
         for await payload in stream { numbers.append(payload.number!) }
         #expect(numbers == [3, 4])
@@ -91,19 +91,19 @@ import Testing
 
     @Test func bufferingOldestKeepsTheFirstEventsForASlowConsumer() async {
         let stream = bus.events(.apiQueueReleased, bufferingPolicy: .bufferingOldest(2))
-        for number in 0..<5 { await emitter.fire(SamplePayloads.numbered(number)) }
+        for number in 0..<5 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         var numbers: [Int] = []
         for await payload in stream { numbers.append(payload.number!) }
         #expect(numbers == [0, 1])
     }
 
     @Test func sequenceCanReplayTheLatestConfigUpdate() async {
-        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
+        emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
         let stream = bus.events(.configUpdated, replayLatest: true)
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         var received: [EventPayloadValue] = []
         for await payload in stream { received.append(payload) }
         #expect(received == [.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A")))])
@@ -116,9 +116,9 @@ import Testing
             for await payload in stream { received.append(payload) }
             return received
         }
-        await emitter.fire(ConversionPayload(goalId: "g", visitorId: "v"))
+        emitter.fire(ConversionPayload(goalId: "g", visitorId: "v"))
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         #expect(await consumer.value == [ConversionPayload(goalId: "g", visitorId: "v")])
     }
 }

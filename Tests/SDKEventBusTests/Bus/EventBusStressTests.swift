@@ -17,7 +17,7 @@ import Testing
         let (bus, emitter) = EventBus.makeBus()
         let stable = await MainActor.run { (0..<Self.stableListeners).map { _ in Recorder<Int>() } }
         for recorder in stable {
-            _ = await bus.on(.apiQueueReleased) { recorder.append($0.number!) }
+            _ = bus.on(.apiQueueReleased) { recorder.append($0.number!) }
         }
         let churned = await MainActor.run { (0..<Self.churnRounds).map { _ in Recorder<Int>() } }
 
@@ -25,14 +25,14 @@ import Testing
             for producer in 0..<Self.producers {
                 group.addTask {
                     for sequence in 0..<Self.firesPerProducer {
-                        await emitter.fire(SamplePayloads.numbered(Self.encode(producer: producer, sequence: sequence)))
+                        emitter.fire(SamplePayloads.numbered(Self.encode(producer: producer, sequence: sequence)))
                     }
                 }
             }
             group.addTask {
                 for recorder in churned {
-                    let token = await bus.on(.apiQueueReleased) { recorder.append($0.number!) }
-                    _ = await bus.on(.conversion) { _ in }
+                    let token = bus.on(.apiQueueReleased) { recorder.append($0.number!) }
+                    _ = bus.on(.conversion) { _ in }
                     await bus.off(token)
                 }
             }
@@ -61,8 +61,8 @@ import Testing
             #expect(positions.count == log.count)
             #expect(positions == positions.sorted() && Set(positions).count == positions.count)
         }
-        #expect(await bus.listenerCount(for: .apiQueueReleased) == Self.stableListeners)
-        #expect(await bus.listenerCount(for: .conversion) == Self.churnRounds)
+        #expect(bus.listenerCount(for: .apiQueueReleased) == Self.stableListeners)
+        #expect(bus.listenerCount(for: .conversion) == Self.churnRounds)
     }
 
     @Test func subscribeUnsubscribeCyclesLeaveStorageAtItsBaseline() async {
@@ -72,7 +72,7 @@ import Testing
             for task in 0..<4 {
                 group.addTask {
                     for index in 0..<25_000 {
-                        let token = await bus.on(SystemEvent.allCases[(task + index) % 10]) { _ in }
+                        let token = bus.on(SystemEvent.allCases[(task + index) % 10]) { _ in }
                         await bus.off(token)
                     }
                 }
@@ -80,7 +80,7 @@ import Testing
         }
         #expect(bus.storage.registryFootprint == baseline)
         for event in SystemEvent.allCases {
-            #expect(await bus.listenerCount(for: event) == 0)
+            #expect(bus.listenerCount(for: event) == 0)
         }
     }
 }

@@ -20,18 +20,18 @@ import Testing
 
     @Test func onceListenerIsCalledAtMostOnceEvenWithSeveralFiresQueued() async {
         let calls = Recorder<Int>()
-        _ = await bus.once(.apiQueueReleased) { calls.append($0.number!) }
-        for number in 0..<5 { await emitter.fire(SamplePayloads.numbered(number)) }
+        _ = bus.once(.apiQueueReleased) { calls.append($0.number!) }
+        for number in 0..<5 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
         #expect(calls.items == [0])
-        #expect(await bus.listenerCount(for: .apiQueueReleased) == 0)
+        #expect(bus.listenerCount(for: .apiQueueReleased) == 0)
     }
 
     @Test func onceListenerEndedBeforeAnyFireIsNeverCalled() async {
         let calls = Recorder<Int>()
-        let token = await bus.once(.ready) { _ in calls.append(1) }
+        let token = bus.once(.ready) { _ in calls.append(1) }
         await bus.off(token)
-        await emitter.fire(.ready(ReadyPayload()))
+        emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
         #expect(calls.items.isEmpty)
     }
@@ -41,9 +41,9 @@ import Testing
         do {
             let canary = Canary()
             watch = WeakReference(canary)
-            _ = await bus.once(.bucketing) { _ in _ = canary }
+            _ = bus.once(.bucketing) { _ in _ = canary }
         }
-        await emitter.fire(SamplePayloads.all[SystemEvent.bucketing.ordinal])
+        emitter.fire(SamplePayloads.sample(.bucketing))
         await bus.flush()
         #expect(watch.object == nil)
     }
@@ -52,8 +52,8 @@ import Testing
 
     @Test func ownerBoundCallbackReceivesItsOwner() async {
         let screen = Screen()
-        await bus.on(.bucketing, owner: screen) { screen, payload in screen.received.append(payload) }
-        await emitter.fire(SamplePayloads.all[SystemEvent.bucketing.ordinal])
+        bus.on(.bucketing, owner: screen) { screen, payload in screen.received.append(payload) }
+        emitter.fire(SamplePayloads.sample(.bucketing))
         await bus.flush()
         #expect(screen.received.map(\.event) == [.bucketing])
     }
@@ -63,7 +63,7 @@ import Testing
         do {
             let screen = Screen()
             weakScreen = screen
-            await bus.on(.ready, owner: screen) { _, _ in }
+            bus.on(.ready, owner: screen) { _, _ in }
         }
         #expect(weakScreen == nil)
     }
@@ -75,32 +75,32 @@ import Testing
             let screen = Screen()
             let canary = Canary()
             watch = WeakReference(canary)
-            await bus.on(.ready, owner: screen) { _, _ in
+            bus.on(.ready, owner: screen) { _, _ in
                 _ = canary
                 calls.append(1)
             }
-            #expect(await bus.listenerCount(for: .ready) == 1)
+            #expect(bus.listenerCount(for: .ready) == 1)
         }
-        await emitter.fire(.ready(ReadyPayload()))
+        emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
         #expect(calls.items.isEmpty)
-        #expect(await bus.listenerCount(for: .ready) == 0, "cleaned up without anyone calling off")
+        #expect(bus.listenerCount(for: .ready) == 0, "cleaned up without anyone calling off")
         #expect(watch.object == nil, "the callback and its captures are released")
     }
 
     @Test func deadOwnersSubscriptionsAreRemovedWhenListenersAreCounted() async {
         do {
             let screen = Screen()
-            for event in SystemEvent.allCases { await bus.on(event, owner: screen) { _, _ in } }
+            for event in SystemEvent.allCases { bus.on(event, owner: screen) { _, _ in } }
         }
-        #expect(await bus.listenerCount(for: .segments) == 0)
+        #expect(bus.listenerCount(for: .segments) == 0)
         #expect(bus.storage.registryFootprint == 0)
     }
 
     @Test func deadOwnersDoNotAccumulateAsNewOwnersSubscribe() async {
         for _ in 0..<1_000 {
             let screen = Screen()
-            await bus.on(.conversion, owner: screen) { _, _ in }
+            bus.on(.conversion, owner: screen) { _, _ in }
         }
         #expect(bus.storage.registryFootprint < 300, "sweeps run as owner-bound subscriptions grow")
     }
@@ -114,35 +114,35 @@ import Testing
         let calls = Recorder<Int>()
         var model: Model? = Model(bus: bus)
         for event in [SystemEvent.ready, .bucketing, .conversion] {
-            await bus.on(event, owner: model!) { _, _ in calls.append(1) }
+            bus.on(event, owner: model!) { _, _ in calls.append(1) }
         }
         let other = Screen()
-        await bus.on(.ready, owner: other) { _, _ in calls.append(2) }
-        for payload in SamplePayloads.all { await emitter.fire(payload) }
+        bus.on(.ready, owner: other) { _, _ in calls.append(2) }
+        for payload in SamplePayloads.all { emitter.fire(payload) }
         model = nil
         await bus.flush()
         #expect(calls.items == [2], "events queued before the deinit are not delivered to its subscriptions")
-        #expect(await bus.listenerCount(for: .bucketing) == 0)
-        #expect(await bus.listenerCount(for: .ready) == 1)
+        #expect(bus.listenerCount(for: .bucketing) == 0)
+        #expect(bus.listenerCount(for: .ready) == 1)
     }
 
     @Test func cancelAllOwnedByLeavesOtherOwnersSubscriptions() async {
         let first = Screen()
         let second = Screen()
-        await bus.on(.ready, owner: first) { _, _ in }
-        await bus.on(.ready, owner: second) { _, _ in }
+        bus.on(.ready, owner: first) { _, _ in }
+        bus.on(.ready, owner: second) { _, _ in }
         bus.cancelAll(ownedBy: first)
-        #expect(await bus.listenerCount(for: .ready) == 1)
+        #expect(bus.listenerCount(for: .ready) == 1)
     }
 
     // MARK: Typed
 
     @Test func typedSubscriptionReceivesThePayloadStruct() async {
         let received = Recorder<BucketingPayload>()
-        _ = await bus.on(BucketingPayload.self) { received.append($0) }
+        _ = bus.on(BucketingPayload.self) { received.append($0) }
         let payload = BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")
-        await emitter.fire(payload)
-        await emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "u")))
+        emitter.fire(payload)
+        emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "u")))
         await bus.flush()
         #expect(received.items == [payload])
     }
@@ -150,12 +150,12 @@ import Testing
     @Test func typedFireReachesUntypedListenersAndUntypedFireReachesTypedOnes() async {
         let untyped = Recorder<EventPayloadValue>()
         let typed = Recorder<ConversionPayload>()
-        _ = await bus.on(.conversion) { untyped.append($0) }
-        _ = await bus.on(ConversionPayload.self) { typed.append($0) }
+        _ = bus.on(.conversion) { untyped.append($0) }
+        _ = bus.on(ConversionPayload.self) { typed.append($0) }
         let first = ConversionPayload(goalId: "g1", visitorId: "u")
         let second = ConversionPayload(goalId: "g2", visitorId: "u")
-        await emitter.fire(first)
-        await emitter.fire(.conversion(second))
+        emitter.fire(first)
+        emitter.fire(.conversion(second))
         await bus.flush()
         #expect(untyped.items == [.conversion(first), .conversion(second)])
         #expect(typed.items == [first, second])
@@ -164,11 +164,11 @@ import Testing
     @Test func typedOnceAndTypedOwnerBoundSubscriptions() async {
         let once = Recorder<ApiQueueReleasedPayload>()
         let screen = Screen()
-        _ = await bus.once(ApiQueueReleasedPayload.self) { once.append($0) }
-        await bus.on(ApiQueueReleasedPayload.self, owner: screen) { screen, payload in
+        _ = bus.once(ApiQueueReleasedPayload.self) { once.append($0) }
+        bus.on(ApiQueueReleasedPayload.self, owner: screen) { screen, payload in
             screen.received.append(payload.payloadValue)
         }
-        for number in 0..<3 { await emitter.fire(ApiQueueReleasedPayload(eventCount: number)) }
+        for number in 0..<3 { emitter.fire(ApiQueueReleasedPayload(eventCount: number)) }
         await bus.flush()
         #expect(once.items.map(\.eventCount) == [0])
         #expect(screen.received.compactMap(\.number) == [0, 1, 2])
@@ -191,10 +191,10 @@ import Testing
     @Test func stickyReadyReachesALateListenerOnceAndOnlyThatListener() async {
         let early = Recorder<Int>()
         let late = Recorder<Int>()
-        _ = await bus.on(.ready) { _ in early.append(1) }
-        await emitter.fire(.ready(ReadyPayload()))
+        _ = bus.on(.ready) { _ in early.append(1) }
+        emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
-        _ = await bus.on(.ready) { _ in late.append(1) }
+        _ = bus.on(.ready) { _ in late.append(1) }
         await bus.flush()
         await bus.flush()
         #expect(early.items.count == 1, "existing listeners never get a duplicate")
@@ -203,21 +203,21 @@ import Testing
 
     @Test func listenerSubscribingBetweenReadyAndItsDeliveryReceivesItExactlyOnce() async {
         let late = Recorder<Int>()
-        await emitter.fire(.ready(ReadyPayload()))
-        _ = await bus.on(.ready) { _ in late.append(1) }
+        emitter.fire(.ready(ReadyPayload()))
+        _ = bus.on(.ready) { _ in late.append(1) }
         await bus.flush()
         #expect(late.items.count == 1)
     }
 
     @Test func onceAndTypedAndSequenceSubscriptionsAlsoReceiveStickyReady() async {
-        await emitter.fire(.ready(ReadyPayload()))
+        emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
         let calls = Recorder<String>()
-        _ = await bus.once(.ready) { _ in calls.append("once") }
-        _ = await bus.on(ReadyPayload.self) { _ in calls.append("typed") }
+        _ = bus.once(.ready) { _ in calls.append("once") }
+        _ = bus.on(ReadyPayload.self) { _ in calls.append("typed") }
         let stream = bus.events(.ready)
         await bus.flush()
-        emitter.finish()
+        emitter.shutdown()
         #expect(calls.items == ["once", "typed"])
         var received: [EventPayloadValue] = []
         for await payload in stream { received.append(payload) }
@@ -226,12 +226,12 @@ import Testing
 
     @Test func latestConfigUpdateIsReplayedOnlyWhenAsked() async {
         let snapshot = Fixtures.config(named: "B")
-        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
-        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: snapshot)))
+        emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
+        emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: snapshot)))
         let asked = Recorder<ConfigUpdatedPayload>()
         let plain = Recorder<ConfigUpdatedPayload>()
-        _ = await bus.on(ConfigUpdatedPayload.self, replayLatest: true) { asked.append($0) }
-        _ = await bus.on(ConfigUpdatedPayload.self) { plain.append($0) }
+        _ = bus.on(ConfigUpdatedPayload.self, replayLatest: true) { asked.append($0) }
+        _ = bus.on(ConfigUpdatedPayload.self) { plain.append($0) }
         await bus.flush()
         #expect(asked.items == [ConfigUpdatedPayload(snapshot: snapshot)], "only the latest")
         #expect(plain.items.isEmpty)
@@ -239,20 +239,20 @@ import Testing
 
     @Test func replayIsOrderedBeforeEventsFiredAfterTheSubscription() async {
         let names = Recorder<String>()
-        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
-        _ = await bus.on(.configUpdated, replayLatest: true) { payload in
+        emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
+        _ = bus.on(.configUpdated, replayLatest: true) { payload in
             guard case .configUpdated(let update) = payload else { return }
             names.append(update.snapshot?.project.name ?? "")
         }
-        await emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "B"))))
+        emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "B"))))
         await bus.flush()
         #expect(names.items == ["A", "B"])
     }
 
     @Test func nonReplayableEventsAreNotReplayedEvenWhenAsked() async {
         let calls = Recorder<Int>()
-        await emitter.fire(SamplePayloads.numbered(1))
-        _ = await bus.on(.apiQueueReleased, replayLatest: true) { calls.append($0.number!) }
+        emitter.fire(SamplePayloads.numbered(1))
+        _ = bus.on(.apiQueueReleased, replayLatest: true) { calls.append($0.number!) }
         await bus.flush()
         #expect(calls.items.isEmpty)
     }
@@ -264,29 +264,29 @@ import Testing
         do {
             let canary = Canary()
             watch = WeakReference(canary)
-            _ = await bus.on(.ready) { _ in _ = canary }
+            _ = bus.on(.ready) { _ in _ = canary }
         }
-        emitter.finish()
+        emitter.shutdown()
         #expect(watch.object == nil)
-        #expect(await bus.listenerCount(for: .ready) == 0)
+        #expect(bus.listenerCount(for: .ready) == 0)
     }
 
     @Test func afterFinishFiresAndSubscriptionsDoNothing() async {
         let calls = Recorder<Int>()
-        emitter.finish()
-        let token = await bus.on(.ready) { _ in calls.append(1) }
-        await emitter.fire(.ready(ReadyPayload()))
+        emitter.shutdown()
+        let token = bus.on(.ready) { _ in calls.append(1) }
+        emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
         await bus.off(token)
         #expect(calls.items.isEmpty)
-        #expect(await bus.listenerCount(for: .ready) == 0)
+        #expect(bus.listenerCount(for: .ready) == 0)
     }
 
     @Test func eventsFiredBeforeFinishButNotDeliveredAreDropped() async {
         let calls = Recorder<Int>()
-        _ = await bus.on(.ready) { _ in calls.append(1) }
-        await emitter.fire(.ready(ReadyPayload()))
-        emitter.finish()
+        _ = bus.on(.ready) { _ in calls.append(1) }
+        emitter.fire(.ready(ReadyPayload()))
+        emitter.shutdown()
         await bus.flush()
         #expect(calls.items.isEmpty)
     }

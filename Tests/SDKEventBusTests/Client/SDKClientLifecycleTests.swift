@@ -183,7 +183,7 @@ import Testing
 
     @Test func sdkAuthorFiresThroughTheEmitterFromMake() async throws {
         let (client, _, emitter) = await makeClient([.config(a)])
-        await emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
+        emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
         await client.bus.flush()
         #expect(harness.log.names == [.conversion])
         await client.shutdown()

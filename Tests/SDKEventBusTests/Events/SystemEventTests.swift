@@ -34,11 +34,11 @@ import Testing
             SystemEvent.allCases.count == 10,
             "The event catalogue is a frozen cross-SDK wire contract: adding or removing an event is a breaking change."
         )
-        #expect(SystemEvent.allCases.count == SystemEvent.count)
     }
 
-    @Test func ordinalsIndexTheCatalogueInOrder() {
-        #expect(SystemEvent.allCases.map(\.ordinal) == Array(0..<SystemEvent.count))
+    @Test func positionsIndexTheCatalogueInOrderReadFromTheValueItself() {
+        let index = CatalogueIndex<SystemEvent>()
+        #expect(SystemEvent.allCases.map(index.position(of:)) == Array(0..<SystemEvent.allCases.count))
     }
 
     @Test func everyEventHasExactlyOnePayloadCase() {

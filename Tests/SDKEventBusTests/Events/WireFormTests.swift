@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func payloadFieldsUseCamelCaseNames() throws {
-        let text = String(decoding: try SamplePayloads.all[SystemEvent.bucketing.ordinal].wireJSON(), as: UTF8.self)
+        let text = String(decoding: try SamplePayloads.sample(.bucketing).wireJSON(), as: UTF8.self)
         #expect(text == #"{"data":{"experienceId":"e1","variationId":"v1","visitorId":"u1"},"event":"bucketing"}"#)
     }
 

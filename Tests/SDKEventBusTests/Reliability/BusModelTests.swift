@@ -77,13 +77,13 @@ import Testing
         await bus.flush()
         var violations = await checker.violations
         for event in events {
-            let counted = await bus.listenerCount(for: event)
+            let counted = bus.listenerCount(for: event)
             if counted != liveCounts[event, default: 0] {
                 violations.append(
                     "listenerCount(for: \(event)) is \(counted); the model has \(liveCounts[event, default: 0])")
             }
         }
-        emitter.finish()
+        emitter.shutdown()
         if bus.storage.registryFootprint != 0 {
             violations.append("storage not back to its baseline after shutdown: \(bus.storage.registryFootprint)")
         }
@@ -154,7 +154,7 @@ import Testing
                 case .apiQueueReleased: .apiQueueReleased(ApiQueueReleasedPayload(eventCount: task << 32 | sequence))
                 default: .conversion(ConversionPayload(goalId: "\(task)", visitorId: "\(sequence)"))
                 }
-            await emitter.fire(payload)
+            emitter.fire(payload)
         }
 
         static func key(of payload: EventPayloadValue) -> BusModelChecker.FireKey {
@@ -197,12 +197,12 @@ import Testing
             let token: EventListenerToken
             switch kind {
             case .plain:
-                token = await bus.on(event) { payload in checker.delivered(Self.key(of: payload), to: model) }
+                token = bus.on(event) { payload in checker.delivered(Self.key(of: payload), to: model) }
             case .once:
-                token = await bus.once(event) { payload in checker.delivered(Self.key(of: payload), to: model) }
+                token = bus.once(event) { payload in checker.delivered(Self.key(of: payload), to: model) }
             case .owned:
                 let owner = Owner()
-                token = await bus.on(event, owner: owner) { _, payload in
+                token = bus.on(event, owner: owner) { _, payload in
                     checker.delivered(Self.key(of: payload), to: model)
                 }
                 await ownerBox().set(owner, for: model)

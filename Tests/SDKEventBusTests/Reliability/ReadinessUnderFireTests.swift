@@ -65,7 +65,7 @@ import Testing
         let clock = ManualClock()
         let tally = Tally()
         let readyEvents = Counter()
-        _ = await bus.on(.ready) { _ in readyEvents.increment() }
+        _ = bus.on(.ready) { _ in readyEvents.increment() }
 
         func makeWaiter(timed: Bool) -> Task<Void, Never> {
             Task {

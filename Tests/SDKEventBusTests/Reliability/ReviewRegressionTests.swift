@@ -17,16 +17,15 @@ import Testing
         // owner at that moment the sweep held the last one, and the owner's deinit (which calls
         // back into the bus) ran under the bus's lock: a deadlock.
         let (bus, _) = EventBus.makeBus()
-        let storage = bus.storage
         let stop = LockedValue(false)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
-            while !stop.withLock({ $0 }) { _ = storage.listenerCount(for: .ready) }
+            while !stop.withLock({ $0 }) { _ = bus.listenerCount(for: .ready) }
         }
         DispatchQueue.global().async(group: group) {
             for _ in 0..<20_000 {
                 let owner = SelfCleaningOwner(bus: bus)
-                _ = storage.subscribe(.ready, lifetime: SubscriptionLifetime(owner: owner)) { _ in { _ in } }
+                bus.on(.ready, owner: owner) { _, _ in }
             }
             stop.withLock { $0 = true }
         }
@@ -44,7 +43,7 @@ import Testing
         let progress = LockedValue((aboutToCallOff: false, lastListenerRan: false, passOverWhenOffReturned: false))
         let target = Recorder<EventListenerToken>()
         let offTask = Recorder<Task<Void, Never>>()
-        _ = await bus.on(.ready) { _ in
+        _ = bus.on(.ready) { _ in
             calls.append("first")
             let token = target.items[0]
             offTask.append(
@@ -57,9 +56,9 @@ import Testing
             while !progress.withLock({ $0.aboutToCallOff }) {}
             for _ in 0..<1_000 { _ = progress.withLock { $0.aboutToCallOff } }
         }
-        target.append(await bus.on(.ready) { _ in calls.append("second") })
-        _ = await bus.on(.ready) { _ in progress.withLock { $0.lastListenerRan = true } }
-        await emitter.fire(.ready(ReadyPayload()))
+        target.append(bus.on(.ready) { _ in calls.append("second") })
+        _ = bus.on(.ready) { _ in progress.withLock { $0.lastListenerRan = true } }
+        emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
         await offTask.items[0].value
         #expect(calls.items == ["first"], "the ended listener is skipped")

@@ -22,7 +22,7 @@ final class EventLog {
     /// Subscribes to every event of `bus`.
     func attach(to bus: EventBus) async {
         for event in SystemEvent.allCases {
-            tokens.append(await bus.on(event) { [weak self] in self?.events.append($0) })
+            tokens.append(bus.on(event) { [weak self] in self?.events.append($0) })
         }
     }
 }

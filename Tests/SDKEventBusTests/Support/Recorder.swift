@@ -37,6 +37,11 @@ enum SamplePayloads {
         .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
     ]
 
+    /// The sample payload of `event`.
+    static func sample(_ event: SystemEvent) -> EventPayloadValue {
+        all.first { $0.event == event }!
+    }
+
     /// A payload that carries a number, for tests that check order.
     static func numbered(_ number: Int) -> EventPayloadValue {
         .apiQueueReleased(ApiQueueReleasedPayload(eventCount: number))

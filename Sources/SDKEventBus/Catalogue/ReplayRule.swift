@@ -1,6 +1,7 @@
 /// Whether a listener that subscribes after an event was fired still receives it.
 ///
-/// Declared once per event by ``SystemEvent/replayRule``:
+/// Declared once per event by the catalogue's ``EventCatalogue/replayRule``. In the built-in
+/// catalogue:
 ///
 /// | event | rule |
 /// | --- | --- |
@@ -15,20 +16,4 @@ public enum ReplayRule: Sendable, Hashable {
     case sticky
     /// Like ``sticky``, but only for subscriptions that ask for it with `replayLatest: true`.
     case latestOnRequest
-}
-
-extension SystemEvent {
-    /// The replay rule of this event; the single place where replay is declared.
-    ///
-    /// `.ready` is sticky, so `on(.ready)` after the SDK became ready still runs its callback once.
-    /// `.configUpdated` replays its latest value to subscriptions that ask for it.
-    public var replayRule: ReplayRule {
-        switch self {
-        case .ready: .sticky
-        case .configUpdated: .latestOnRequest
-        case .apiQueueReleased, .bucketing, .conversion, .segments, .locationActivated, .locationDeactivated,
-            .audiences, .dataStoreQueueReleased:
-            .none
-        }
-    }
 }

@@ -4,18 +4,18 @@
 /// A payload names its own event, so a fire whose event and payload disagree cannot be written:
 ///
 /// ```swift
-/// await emitter.fire(.bucketing(BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1")))
+/// emitter.fire(.bucketing(BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1")))
 /// ```
 ///
 /// Listeners receive the value and match the case they subscribed to:
 ///
 /// ```swift
-/// let token = await bus.on(.bucketing) { payload in
+/// let token = bus.on(.bucketing) { payload in
 ///     guard case .bucketing(let bucketing) = payload else { return }
 ///     print(bucketing.variationId)
 /// }
 /// ```
-public enum EventPayloadValue: Sendable, Equatable {
+public enum EventPayloadValue: CataloguePayload, Equatable {
     /// The payload of ``SystemEvent/ready``.
     case ready(ReadyPayload)
     /// The payload of ``SystemEvent/configUpdated``.

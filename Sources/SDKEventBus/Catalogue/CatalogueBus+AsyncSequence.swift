@@ -1,12 +1,17 @@
-extension EventBus {
-    /// The payloads of one or more events as an asynchronous sequence, for code that is not on the
-    /// main actor (servers, background work) or prefers `for await`.
+extension CatalogueBus {
+    /// The payloads of one or more events as an asynchronous sequence, for code that prefers
+    /// `for await` or runs off the main actor (servers, background work).
     ///
-    /// The subscription starts when you call this, so nothing fired afterwards is missed, and the
-    /// sequence receives events in fire order, across all the events it covers. It ends when the
-    /// consuming task is cancelled or the sequence is dropped (the subscription is then removed),
-    /// and it finishes when the bus shuts down. Delivery passes through the main actor, like
-    /// callbacks, so its ordering is exactly theirs.
+    /// The subscription starts when you call this, and the sequence receives events in fire order,
+    /// across all the events it covers. Events are handed to the sequence on the firing thread, so
+    /// they never pass through the main actor; the consuming task reads them wherever it runs. It
+    /// ends when the consuming task is cancelled or the sequence is dropped (the subscription is
+    /// then removed), and it finishes when the bus shuts down.
+    ///
+    /// Nothing fired afterwards is missed *unless the consumer falls behind the buffer*: the
+    /// buffering policy then drops events, and the bus reports each run of drops as
+    /// ``BusDiagnostic/sequenceDropped(event:dropped:policy:)``. Pass ``EventBufferingPolicy/unbounded``
+    /// to never drop.
     ///
     /// ```swift
     /// for await payload in bus.events([.bucketing, .conversion]) {
@@ -21,16 +26,16 @@ extension EventBus {
     ///     ``ReplayRule/latestOnRequest``; sticky events always replay.
     /// - Returns: The sequence of payloads.
     public nonisolated func events(
-        _ events: Set<SystemEvent>,
+        _ events: Set<Catalogue>,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
-    ) -> AsyncStream<EventPayloadValue> {
+    ) -> AsyncStream<Catalogue.Payload> {
         stream(of: events, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest) { $0 }
     }
 
     /// The payloads of one event as an asynchronous sequence.
     ///
-    /// See ``events(_:bufferingPolicy:replayLatest:)-(Set<SystemEvent>,_,_)`` for its guarantees.
+    /// See ``events(_:bufferingPolicy:replayLatest:)-(Set<Catalogue>,_,_)`` for its guarantees.
     ///
     /// ```swift
     /// for await payload in bus.events(.configUpdated, replayLatest: true) { … }
@@ -43,10 +48,10 @@ extension EventBus {
     ///     is ``ReplayRule/latestOnRequest``.
     /// - Returns: The sequence of payloads.
     public nonisolated func events(
-        _ event: SystemEvent,
+        _ event: Catalogue,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
-    ) -> AsyncStream<EventPayloadValue> {
+    ) -> AsyncStream<Catalogue.Payload> {
         events([event], bufferingPolicy: bufferingPolicy, replayLatest: replayLatest)
     }
 
@@ -64,7 +69,7 @@ extension EventBus {
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
     ///     is ``ReplayRule/latestOnRequest``.
     /// - Returns: The sequence of payload structs.
-    public nonisolated func events<Payload: EventPayload>(
+    public nonisolated func events<Payload: EventPayload<Catalogue>>(
         of payloadType: Payload.Type,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
@@ -73,10 +78,10 @@ extension EventBus {
     }
 
     private nonisolated func stream<Element: Sendable>(
-        of events: Set<SystemEvent>,
+        of events: Set<Catalogue>,
         bufferingPolicy: EventBufferingPolicy,
         replayLatest: Bool,
-        transform: @escaping @Sendable (EventPayloadValue) -> Element?
+        transform: @escaping @Sendable (Catalogue.Payload) -> Element?
     ) -> AsyncStream<Element> {
         let storage = self.storage
         let (stream, continuation) = AsyncStream.makeStream(
@@ -87,19 +92,50 @@ extension EventBus {
             continuation.finish()  // nothing can ever arrive
             return stream
         }
+        let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.diagnostics)
         // Ending any one of the subscriptions (shutdown) finishes the sequence.
         let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
         // Subscribe in catalogue order so that the sequence's subscription order is deterministic.
-        let tokens = SystemEvent.allCases.filter(events.contains).map { event in
-            storage.subscribe(event, lifetime: lifetime, replayLatest: replayLatest) { _ in
-                { value in
-                    if let element = transform(value) { continuation.yield(element) }
+        let tokens = index.events.filter(events.contains).map { event in
+            subscribe(event, lane: .immediate, lifetime: lifetime, replayLatest: replayLatest) { _ in
+                .erasing { (value: Catalogue.Payload) in
+                    guard let element = transform(value) else { return }
+                    if case .dropped = continuation.yield(element) { drops.record(value.event.rawValue) }
                 }
             }
         }
         continuation.onTermination = { _ in
-            for token in tokens { storage.unsubscribe(token) }
+            for token in tokens { storage.cancel(token) }
         }
         return stream
+    }
+}
+
+/// Counts the events a sequence's buffer drops and reports them, without flooding the hook.
+final class DropReporter: Sendable {
+    private let policy: EventBufferingPolicy
+    private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
+    /// Drops not yet reported, and how many drops to wait for before the next report.
+    private let counts = LockedValue((unreported: 0, nextReport: 1))
+
+    /// Reports at the first drop, then once per this many.
+    static let reportInterval = 256
+
+    init(policy: EventBufferingPolicy, diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
+        self.policy = policy
+        self.diagnostics = diagnostics
+    }
+
+    func record(_ event: String) {
+        let report = counts.withLock { counts -> Int? in
+            counts.unreported += 1
+            guard counts.unreported >= counts.nextReport else { return nil }
+            defer {
+                counts.unreported = 0
+                counts.nextReport = Self.reportInterval
+            }
+            return counts.unreported
+        }
+        if let report { diagnostics?(.sequenceDropped(event: event, dropped: report, policy: policy)) }
     }
 }

@@ -21,7 +21,7 @@
 /// still receives it.
 ///
 /// ```swift
-/// let token = await bus.on(.bucketing) { payload in
+/// let token = bus.on(.bucketing) { payload in
 ///     print("bucketed", payload)
 /// }
 /// ```
@@ -49,25 +49,21 @@ public enum SystemEvent: String, CaseIterable, Sendable, Codable {
     case dataStoreQueueReleased = "datastore.queue.released"
 }
 
-extension SystemEvent {
-    /// The number of events in the catalogue; the bus keeps one listener bucket per event.
-    static let count = 10
+extension SystemEvent: EventCatalogue {
+    /// The payload sum type of the built-in catalogue.
+    public typealias Payload = EventPayloadValue
 
-    /// The event's position in ``allCases``: the index of its listener bucket.
+    /// The replay rule of this event; the single place where replay is declared.
     ///
-    /// A `switch` rather than a lookup, so that it costs nothing on the fire path.
-    var ordinal: Int {
+    /// `.ready` is sticky, so `on(.ready)` after the SDK became ready still runs its callback once.
+    /// `.configUpdated` replays its latest value to subscriptions that ask for it.
+    public var replayRule: ReplayRule {
         switch self {
-        case .ready: 0
-        case .configUpdated: 1
-        case .apiQueueReleased: 2
-        case .bucketing: 3
-        case .conversion: 4
-        case .segments: 5
-        case .locationActivated: 6
-        case .locationDeactivated: 7
-        case .audiences: 8
-        case .dataStoreQueueReleased: 9
+        case .ready: .sticky
+        case .configUpdated: .latestOnRequest
+        case .apiQueueReleased, .bucketing, .conversion, .segments, .locationActivated, .locationDeactivated,
+            .audiences, .dataStoreQueueReleased:
+            .none
         }
     }
 }

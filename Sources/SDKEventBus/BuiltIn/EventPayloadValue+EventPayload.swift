@@ -1,27 +1,4 @@
-/// A payload struct that knows its event: the link that makes typed subscriptions and typed fires
-/// checked by the compiler.
-///
-/// Every payload struct in the catalogue conforms. Subscribe with the type and the callback receives
-/// the struct itself, with no pattern matching:
-///
-/// ```swift
-/// let token = await bus.on(BucketingPayload.self) { bucketing in
-///     print(bucketing.variationId)
-/// }
-/// await emitter.fire(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
-/// ```
-public protocol EventPayload: Sendable, Equatable, Codable {
-    /// The event this payload belongs to.
-    static var event: SystemEvent { get }
-
-    /// Extracts the payload from a value of its event.
-    ///
-    /// - Parameter value: A payload value; `nil` results unless it is of this payload's event.
-    init?(_ value: EventPayloadValue)
-
-    /// The payload as the catalogue's sum type.
-    var payloadValue: EventPayloadValue { get }
-}
+// The built-in payload structs as the typed payloads of the built-in catalogue.
 
 extension ReadyPayload: EventPayload {
     /// The event this payload belongs to: ``SystemEvent/ready``.

@@ -1,6 +1,6 @@
 /// A wire-form event that could not be decoded, with what was wrong and where.
 ///
-/// Thrown by ``EventPayloadValue/init(wireJSON:)`` and by `EventPayloadValue`'s `Decodable`
+/// Thrown by ``WireCodablePayload/init(wireJSON:)`` and by a wire-codable payload's `Decodable`
 /// conformance.
 ///
 /// ```swift

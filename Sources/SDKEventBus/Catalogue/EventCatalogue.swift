@@ -1,0 +1,97 @@
+/// The closed catalogue of events an SDK announces: conform your SDK's event enum to it, and the
+/// bus, emitter, subscriptions, sequences and wire form all work with your events.
+///
+/// A catalogue is a `String`-backed enum whose raw values are the events' wire names, shared with
+/// the same SDK on other platforms, plus the payload sum type (``Payload``) whose every value names
+/// its event, so that an event and a payload that disagree cannot be fired.
+///
+/// ```swift
+/// enum FlagEvent: String, EventCatalogue {
+///     case initialized
+///     case flagsChanged = "flags.changed"
+///     case error
+///
+///     typealias Payload = FlagEventPayload
+///
+///     var replayRule: ReplayRule { self == .initialized ? .sticky : .none }
+/// }
+///
+/// enum FlagEventPayload: CataloguePayload {
+///     case initialized
+///     case flagsChanged(changedKeys: [String])
+///     case error(String)
+///
+///     var event: FlagEvent {
+///         switch self {
+///         case .initialized: .initialized
+///         case .flagsChanged: .flagsChanged
+///         case .error: .error
+///         }
+///     }
+/// }
+///
+/// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+/// ```
+///
+/// The built-in catalogue, ``SystemEvent`` with ``EventPayloadValue``, is one conformer. Add
+/// ``LifecycleCatalogue`` to run the configuration lifecycle (``CatalogueClient``), and
+/// ``WireCodablePayload`` to the payload for the JSON wire form.
+public protocol EventCatalogue: RawRepresentable, CaseIterable, Hashable, Sendable, Codable
+where RawValue == String {
+    /// The payload sum type: one case per event, each value naming its event.
+    associatedtype Payload: CataloguePayload where Payload.Event == Self
+
+    /// Whether a listener that subscribes after this event was fired still receives it.
+    ///
+    /// The default is ``ReplayRule/none``.
+    var replayRule: ReplayRule { get }
+}
+
+extension EventCatalogue {
+    /// No replay: late listeners do not receive earlier fires.
+    public var replayRule: ReplayRule { .none }
+}
+
+/// The payload sum type of an ``EventCatalogue``: every value knows its event.
+///
+/// Usually an enum with one case per event, each wrapping that event's payload struct (or no
+/// value). See ``EventCatalogue`` for an example.
+public protocol CataloguePayload: Sendable {
+    /// The catalogue of events this payload belongs to.
+    associatedtype Event: EventCatalogue where Event.Payload == Self
+
+    /// The event this payload is fired as.
+    var event: Event { get }
+}
+
+/// The position of each event of a catalogue: the index of its listener buckets.
+///
+/// Computed once per bus. For a plain enum (one byte, cases in declaration order, which is what
+/// `CaseIterable` synthesizes) the position is read from the value itself at no cost; any other
+/// conformer uses a dictionary.
+struct CatalogueIndex<Event: EventCatalogue>: Sendable {
+    let events: [Event]
+    private let readsTag: Bool
+    private let positions: [Event: Int]
+
+    init() {
+        events = Array(Event.allCases)
+        var readsTag = MemoryLayout<Event>.size == 1 && events.count > 1
+        var positions: [Event: Int] = [:]
+        for (position, event) in events.enumerated() {
+            positions[event] = position
+            if readsTag, Int(unsafeBitCast(event, to: UInt8.self)) != position { readsTag = false }
+        }
+        self.readsTag = readsTag
+        self.positions = positions
+    }
+
+    /// The position of `event` in `allCases`.
+    @inline(__always)
+    func position(of event: Event) -> Int {
+        readsTag ? Int(unsafeBitCast(event, to: UInt8.self)) : positions[event] ?? 0
+    }
+
+    /// The replay rule of every event, by position.
+    var replayRules: [ReplayRule] { events.map(\.replayRule) }
+}

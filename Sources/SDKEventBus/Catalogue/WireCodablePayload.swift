@@ -1,0 +1,163 @@
+public import Foundation
+
+/// A catalogue payload with a JSON wire form, for bridges (React Native, Flutter) and analytics
+/// forwarding.
+///
+/// ```json
+/// {"data":{"changedKeys":["new-checkout"]},"event":"flags.changed"}
+/// ```
+///
+/// `event` is the event's raw value; `data` is what ``encodeData(to:)`` writes. Conforming gives the
+/// payload `Codable` in this form, ``init(wireJSON:)`` with typed errors, and a canonical
+/// ``wireJSON()``. Write the two requirements as a `switch`:
+///
+/// ```swift
+/// extension FlagEventPayload: WireCodablePayload {
+///     func encodeData(to encoder: any Encoder) throws {
+///         switch self {
+///         case .initialized: try EmptyWireData().encode(to: encoder)
+///         case .flagsChanged(let keys): try FlagsChanged(changedKeys: keys).encode(to: encoder)
+///         case .error(let message): try message.encode(to: encoder)
+///         }
+///     }
+///
+///     init(event: FlagEvent, dataFrom decoder: any Decoder) throws {
+///         switch event {
+///         case .initialized: self = .initialized
+///         case .flagsChanged: self = .flagsChanged(changedKeys: try FlagsChanged(from: decoder).changedKeys)
+///         case .error: self = .error(try String(from: decoder))
+///         }
+///     }
+/// }
+/// ```
+public protocol WireCodablePayload: CataloguePayload, Codable {
+    /// Writes the payload's fields: the `data` member of the wire form.
+    ///
+    /// - Parameter encoder: The encoder of the `data` member.
+    /// - Throws: What the encoder throws.
+    func encodeData(to encoder: any Encoder) throws
+
+    /// Reads the payload of `event` from the `data` member of the wire form.
+    ///
+    /// - Parameters:
+    ///   - event: The event named by the `event` member.
+    ///   - decoder: The decoder of the `data` member.
+    /// - Throws: A `DecodingError` when `data` is not a payload of `event`.
+    init(event: Event, dataFrom decoder: any Decoder) throws
+}
+
+/// The members of the wire form.
+private enum WireFormKey: String, CodingKey {
+    case event
+    case data
+}
+
+extension WireCodablePayload {
+    /// Decodes an event from its wire form.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: ``EventDecodingError`` when `event` is missing or unknown, or `data` does not match.
+    public init(from decoder: any Decoder) throws {
+        let container: KeyedDecodingContainer<WireFormKey>
+        do {
+            container = try decoder.container(keyedBy: WireFormKey.self)
+        } catch {
+            throw EventDecodingError(code: .invalidJSON, reason: "expected an object with \"event\" and \"data\"")
+        }
+        guard let rawEvent = try? container.decodeIfPresent(String.self, forKey: .event) else {
+            throw EventDecodingError(
+                code: .missingField, path: "event", reason: "expected the event's name as a string")
+        }
+        guard let event = Event(rawValue: rawEvent) else {
+            throw EventDecodingError(
+                code: .unknownEvent,
+                path: "event",
+                reason: "\"\(rawEvent)\" is not an event of the catalogue"
+            )
+        }
+        guard container.contains(.data) else {
+            throw EventDecodingError(code: .missingField, path: "data", reason: "expected the \(rawEvent) payload")
+        }
+        do {
+            self = try Self(event: event, dataFrom: container.superDecoder(forKey: .data))
+        } catch let error as DecodingError {
+            let detail = ConfigDecodingError(error)
+            throw EventDecodingError(
+                code: .invalidData,
+                path: detail.path,
+                reason: "not a \(rawEvent) payload: \(detail.reason)"
+            )
+        }
+    }
+
+    /// Encodes the event in its wire form.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: What the encoder throws, for example for a non-finite number.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: WireFormKey.self)
+        try container.encode(event, forKey: .event)
+        try encodeData(to: container.superEncoder(forKey: .data))
+    }
+
+    /// Decodes an event from its JSON wire form.
+    ///
+    /// ```swift
+    /// let payload = try EventPayloadValue(wireJSON: Data(#"{"event":"ready","data":{}}"#.utf8))
+    /// ```
+    ///
+    /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
+    /// - Throws: ``EventDecodingError``.
+    public init(wireJSON: Data) throws(EventDecodingError) {
+        do {
+            self = try JSONDecoder().decode(Self.self, from: wireJSON)
+        } catch let error as EventDecodingError {
+            throw error
+        } catch {
+            throw EventDecodingError(code: .invalidJSON, reason: "the bytes are not valid JSON")
+        }
+    }
+
+    /// The event's canonical JSON wire form: equal events encode to the same bytes on every platform.
+    ///
+    /// `JSONEncoder` alone is not canonical: Foundations differ in how they sort keys, escape strings
+    /// and write numbers. So the encoder's output is rewritten by these rules:
+    ///
+    /// - No whitespace.
+    /// - Object keys are sorted by their UTF-8 bytes, as unsigned bytes: `""` first, `"Zeta"` before
+    ///   `"alpha"`, `"item10"` before `"item9"`, `"z"` before `"é"`. Keys are not Unicode normalized.
+    /// - Strings escape `"` and `\` with a backslash, and backspace, form feed, newline, carriage
+    ///   return and tab as `\b`, `\f`, `\n`, `\r` and `\t`; the other control characters U+0000 to
+    ///   U+001F as `\u00xx`, lowercase; everything else (`/`, non-ASCII, U+2028 and U+2029 included)
+    ///   is written as raw UTF-8.
+    /// - An integer within `Int64` is written as is (`-0` as `0`). Any other number is read as a
+    ///   `Double`: a whole number within `Int64` is written as an integer (`1.0` as `1`, `1e16` as
+    ///   `10000000000000000`); anything else as Swift's `Double.description`, the shortest form that
+    ///   reads back as the same `Double` (`0.1`, `1e-05`, `1e+300`).
+    /// - `true`, `false`, `null` as they are; arrays in order.
+    ///
+    /// - Returns: The UTF-8 bytes of the JSON object.
+    /// - Throws: `EncodingError` for a non-finite number.
+    public func wireJSON() throws -> Data {
+        let json = try JSONEncoder().encode(self)
+        do {
+            return try CanonicalJSON.canonicalize(json)
+        } catch {
+            // Unreachable: JSONEncoder writes valid JSON without duplicate keys.
+            throw EncodingError.invalidValue(
+                self,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "JSONEncoder wrote JSON that cannot be canonicalized: \(error)",
+                    underlyingError: error
+                )
+            )
+        }
+    }
+}
+
+/// The `data` of an event without fields: an empty object.
+public struct EmptyWireData: Codable, Sendable, Hashable {
+    /// Creates the empty data.
+    public init() {}
+}

@@ -1,0 +1,48 @@
+/// Something a bus noticed that its owner should know about: reported to the `diagnostics` hook
+/// given when the bus was made, on the thread where it happened, outside the bus's lock.
+///
+/// ```swift
+/// let (bus, emitter) = EventBus.makeBus { diagnostic in
+///     logger.warning("\(diagnostic)")
+/// }
+/// ```
+public enum BusDiagnostic: Sendable, CustomStringConvertible {
+    /// Fires are piling up for a lane whose executor does not keep up (a busy main actor, a slow
+    /// actor): reported when the pending count first reaches 1,000, then at each doubling, until
+    /// the lane catches up.
+    case backlog(DeliveryBacklog)
+    /// An event sequence's buffer was full, so its buffering policy dropped events.
+    ///
+    /// `dropped` counts the events dropped since the last report; reports come at the first drop
+    /// and then at most once per 256 drops, so a stalled consumer cannot flood the hook.
+    case sequenceDropped(event: String, dropped: Int, policy: EventBufferingPolicy)
+
+    /// A line for logs.
+    public var description: String {
+        switch self {
+        case .backlog(let backlog):
+            "\(backlog)"
+        case .sequenceDropped(let event, let dropped, let policy):
+            "an event sequence of \(event) dropped \(dropped) event(s): its consumer is behind "
+                + "(buffering policy \(policy))"
+        }
+    }
+}
+
+/// How far a delivery lane is behind: the facts of a ``BusDiagnostic/backlog(_:)`` report.
+public struct DeliveryBacklog: Sendable, Hashable, CustomStringConvertible {
+    /// The lane: `main actor`, `immediate`, or `actor` and the actor's type.
+    public var lane: String
+    /// How many fires are waiting for the lane's executor now.
+    public var pending: Int
+    /// The most fires ever waiting at once on this lane.
+    public var highWaterMark: Int
+    /// How long the oldest waiting fire has waited.
+    public var oldestAge: Duration
+
+    /// A line for logs.
+    public var description: String {
+        "\(pending) fires waiting for the \(lane) lane (the oldest for \(oldestAge); "
+            + "high-water mark \(highWaterMark)): its executor is not keeping up"
+    }
+}

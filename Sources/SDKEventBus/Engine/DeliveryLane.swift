@@ -1,0 +1,178 @@
+/// Where a subscription's callbacks run: the engine keeps one lane per place.
+enum LaneSelector: @unchecked Sendable {
+    // @unchecked: `any Actor` is Sendable; the enum only carries it to the lock.
+
+    /// The main actor: callbacks run in one main-actor job per batch of fires.
+    case mainActor
+    /// The firing thread, before `fire` returns (or the thread delivering on the lane then).
+    case immediate
+    /// The given actor: callbacks run in one job on it per batch of fires.
+    case actor(any Actor)
+}
+
+/// One queued fire, or one replay owed to a single subscription.
+struct Delivery<Payload> {
+    var payload: Payload
+    /// The bucket whose listeners receive it.
+    let bucket: Unmanaged<ListenerBucket>
+    /// The registry's next listener id when it was fired: only listeners with a smaller id get it.
+    let mark: UInt64
+    /// For a replay, the one subscription it is for (its token's listener id and slot).
+    var targetID: UInt64 = .max
+    var targetSlot: Int = -1
+
+    var isReplay: Bool { targetID != .max }
+}
+
+/// A caller of ``BusStorage/flush()`` and how many lanes it still waits for.
+final class FlushWaiter: @unchecked Sendable {
+    // @unchecked: only touched under the bus's lock.
+    var remaining = 0
+    let continuation: CheckedContinuation<Void, Never>
+
+    init(_ continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = continuation
+    }
+}
+
+/// One delivery lane: its queue, the state of its pass, and who waits on it.
+///
+/// Plain state, guarded by the bus's lock.
+///
+/// A lane runs at most one pass at a time, so the callbacks of one lane never run concurrently and
+/// see fires in the order they were queued.
+struct DeliveryLane<Payload> {
+    /// How many pending fires trigger the first backlog report; each later report doubles it.
+    static var backlogThreshold: Int { 1_000 }
+
+    let cursor = PassCursor()
+    /// For an actor lane, its actor; `nil` for the main actor and immediate lanes.
+    weak var actor: (any Actor)?
+    /// What the lane is, for diagnostics.
+    var name: String
+
+    /// How many live subscriptions the lane delivers to.
+    var liveCount = 0
+    private(set) var pending: [Delivery<Payload>] = []
+    /// The storage of the last batch, emptied, kept to avoid reallocating per batch.
+    private var spare: [Delivery<Payload>] = []
+    /// Whether a drain is scheduled or running (for the immediate lane: a thread is delivering).
+    var isDraining = false
+    /// Whether a pass is between taking a batch and finishing it.
+    var isPassActive = false
+    /// Ended entries whose callbacks the running pass may be calling: released when it moves on.
+    var deferredReleases: [(bucket: ListenerBucket, position: Int)] = []
+    /// `off` callers waiting for the running pass to move on.
+    var offWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Buckets to compact once no pass runs.
+    var bucketsDueForCompaction: [ListenerBucket] = []
+
+    private(set) var enqueuedCount: UInt64 = 0
+    private(set) var deliveredCount: UInt64 = 0
+    private var flushWaiters: [(target: UInt64, waiter: FlushWaiter)] = []
+
+    /// The most fires ever pending at once.
+    private(set) var highWaterMark = 0
+    private var nextBacklogReport = Self.backlogThreshold
+    private var oldestPendingSince: ContinuousClock.Instant?
+
+    init(name: String, actor: (any Actor)? = nil) {
+        self.name = name
+        self.actor = actor
+    }
+
+    /// Whether every fire queued on the lane has been delivered.
+    var isIdle: Bool { enqueuedCount == deliveredCount }
+
+    /// Whether the lane can be reused for another actor: nothing subscribed, queued or running.
+    var isVacant: Bool { liveCount == 0 && !isDraining && !isPassActive && pending.isEmpty }
+
+    // MARK: Queue
+
+    /// Queues a delivery.
+    ///
+    /// - Returns: Whether the caller must schedule a drain, and a backlog report if the queue
+    ///   reached a new threshold.
+    mutating func enqueue(_ delivery: Delivery<Payload>) -> (mustSchedule: Bool, backlog: DeliveryBacklog?) {
+        if pending.isEmpty { oldestPendingSince = .now }
+        pending.append(delivery)
+        enqueuedCount += 1
+        let backlog = recordBacklog()
+        if isDraining { return (false, backlog) }
+        isDraining = true
+        return (true, backlog)
+    }
+
+    /// Counts a fire that the caller delivers at once, without queueing it.
+    mutating func startInlineDelivery() {
+        enqueuedCount += 1
+        isDraining = true
+        isPassActive = true
+    }
+
+    /// Takes every queued delivery, and marks the pass active.
+    ///
+    /// - Returns: The deliveries, or `nil` when none is queued; the drain then ends.
+    mutating func takeBatch() -> [Delivery<Payload>]? {
+        guard !pending.isEmpty else {
+            isDraining = false
+            return nil
+        }
+        var batch = spare
+        swap(&batch, &pending)
+        spare = []
+        oldestPendingSince = nil
+        nextBacklogReport = Self.backlogThreshold
+        isPassActive = true
+        return batch
+    }
+
+    /// Records that the pass delivered `count` fires, and keeps `storage` for a later batch.
+    ///
+    /// - Returns: The flush callers whose fires have all been delivered, to resume after unlocking.
+    mutating func finishBatch(count: Int, recycling storage: [Delivery<Payload>]) -> [CheckedContinuation<Void, Never>]
+    {
+        isPassActive = false
+        if spare.capacity < storage.capacity { spare = storage }
+        return markDelivered(UInt64(count))
+    }
+
+    /// Drops every queued fire, for a bus that shuts down.
+    mutating func dropPending() -> [CheckedContinuation<Void, Never>] {
+        let dropped = UInt64(pending.count)
+        pending = []
+        oldestPendingSince = nil
+        return markDelivered(dropped)
+    }
+
+    private mutating func markDelivered(_ count: UInt64) -> [CheckedContinuation<Void, Never>] {
+        deliveredCount += count
+        guard let first = flushWaiters.first, first.target <= deliveredCount else { return [] }
+        var done: [CheckedContinuation<Void, Never>] = []
+        while let first = flushWaiters.first, first.target <= deliveredCount {
+            flushWaiters.removeFirst()
+            first.waiter.remaining -= 1
+            if first.waiter.remaining == 0 { done.append(first.waiter.continuation) }
+        }
+        return done
+    }
+
+    /// Registers a flush caller for the fires queued so far, unless they have all been delivered.
+    mutating func addFlushWaiter(_ waiter: FlushWaiter) {
+        guard !isIdle else { return }
+        flushWaiters.append((enqueuedCount, waiter))
+        waiter.remaining += 1
+    }
+
+    private mutating func recordBacklog() -> DeliveryBacklog? {
+        let count = pending.count
+        highWaterMark = max(highWaterMark, count)
+        guard count >= nextBacklogReport else { return nil }
+        nextBacklogReport *= 2
+        let age = oldestPendingSince.map { $0.duration(to: .now) } ?? .zero
+        return DeliveryBacklog(lane: name, pending: count, highWaterMark: highWaterMark, oldestAge: age)
+    }
+}
+
+extension Delivery: Sendable where Payload: Sendable {}
+extension DeliveryLane: Sendable where Payload: Sendable {}

@@ -1,0 +1,72 @@
+/// A listener's callback with its payload type and isolation erased, so that one engine keeps the
+/// callbacks of every catalogue and every delivery lane in one entry layout.
+///
+/// It is the closure the subscriber passed, unchanged: no wrapper, no allocation. The engine calls
+/// it with the address of a payload, on the executor its subscription asked for.
+struct ErasedCallback: @unchecked Sendable {
+    // @unchecked: `function` is a `@Sendable` closure; the struct only hides its parameter type.
+
+    /// A function of the address of one payload.
+    typealias Function = @Sendable (UnsafeRawPointer) -> Void
+
+    let function: Function
+
+    /// Erases a callback of `Payload`.
+    ///
+    /// Sound because of two facts of Swift's calling convention. A closure stored in a property of
+    /// a generic type keeps the convention of the property's unsubstituted type, whatever `Payload`
+    /// is: a function of a type parameter takes its argument indirectly, as the address of the value
+    /// (`@in_guaranteed`), which is exactly the convention of a function of one pointer. (So the
+    /// closure is moved through ``Holder``; bit-casting the function value itself would not work,
+    /// because a generic cast re-abstracts it through thunks.) And the isolation of a synchronous
+    /// function (`@MainActor`, an actor's) is not part of its calling convention — the standard
+    /// library's `MainActor.assumeIsolated` relies on the same fact. So the engine may call the
+    /// erased function with the address of a `Payload`, on the executor its subscription asked for,
+    /// and never calls it anywhere else. `ErasedCallbackTests` exercises payloads of every layout
+    /// through it, in debug and release builds.
+    @inline(__always)
+    static func erasing<Payload>(_ callback: @escaping @Sendable (Payload) -> Void) -> ErasedCallback {
+        unsafeBitCast(Holder(function: callback), to: ErasedCallback.self)
+    }
+
+    /// Erases a main-actor callback; the engine calls it only on the main actor.
+    @inline(__always)
+    static func erasing<Payload>(mainActor callback: @escaping @MainActor @Sendable (Payload) -> Void)
+        -> ErasedCallback
+    {
+        unsafeBitCast(MainActorHolder(function: callback), to: ErasedCallback.self)
+    }
+
+    /// What a released entry holds: captures nothing, so it retains nothing.
+    static let released = ErasedCallback(function: { _ in })
+
+    /// A callback of `Payload` in the one-pointer convention: the layout of an ``ErasedCallback``.
+    private struct Holder<Payload> {
+        let function: @Sendable (Payload) -> Void
+    }
+
+    private struct MainActorHolder<Payload> {
+        let function: @MainActor @Sendable (Payload) -> Void
+    }
+}
+
+/// Removes the isolation from an actor-isolated callback, for a caller that calls it only while
+/// isolated to that actor.
+///
+/// An `isolated` parameter is an ordinary parameter in the calling convention; only the compiler's
+/// checking treats it specially. Both holders are generic over the same parameters, so their
+/// closures have the same convention.
+@inline(__always)
+func nonisolatedCallback<A: Actor, Value>(
+    _ callback: @escaping @Sendable (isolated A, Value) -> Void
+) -> @Sendable (A, Value) -> Void {
+    unsafeBitCast(IsolatedHolder(function: callback), to: NonisolatedHolder<A, Value>.self).function
+}
+
+private struct IsolatedHolder<A: Actor, Value> {
+    let function: @Sendable (isolated A, Value) -> Void
+}
+
+private struct NonisolatedHolder<A: Actor, Value> {
+    let function: @Sendable (A, Value) -> Void
+}

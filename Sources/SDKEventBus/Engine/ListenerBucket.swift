@@ -1,0 +1,184 @@
+internal import _SDKEventBusAtomics
+
+/// The subscriptions of one event in one delivery lane, in subscription order.
+///
+/// Entries live in chunks that never move while a delivery pass may read them. The bucket grows by
+/// adding a chunk twice the size of the last one, so appending never copies, and an ended
+/// subscription is marked in place, so ending one never copies either. Ended entries are holes
+/// until the bucket is compacted, which only happens while no pass of its lane runs.
+///
+/// A pass reads ``publishedCount``, the chunk table and the entries without the lock; everything
+/// else is guarded by the bus's lock.
+final class ListenerBucket: @unchecked Sendable {
+    // @unchecked: mutated only under the bus's lock; passes read only what the type comment names,
+    // which is written before it is published (the count, with release ordering) and not moved
+    // while a pass of this bucket's lane runs.
+
+    /// The capacity of the first chunk; chunk `k` holds `firstChunkCapacity << k` entries.
+    static let firstChunkCapacity = 16
+    /// Enough chunks for more entries than memory can hold.
+    static let maximumChunks = 40
+
+    /// The bucket's index in the registry.
+    let number: Int
+    /// The event it holds the subscriptions of.
+    let event: Int
+    /// The lane that delivers to it.
+    let lane: Int
+
+    /// How many entries there are, holes included.
+    private(set) var count = 0
+    /// How many entries are live.
+    private(set) var liveCount = 0
+    /// Whether ended entries outnumber live ones enough to be worth compacting, or none is live.
+    var isDueForCompaction: Bool { count > 0 && (liveCount == 0 || (count > 32 && count > 2 * liveCount)) }
+
+    /// `count`, for passes: stored with release ordering after the entry is initialized.
+    private let published: UnsafeMutablePointer<UInt64>
+    /// The chunk table; chunk `k` is allocated when the bucket first needs it.
+    private let chunks: UnsafeMutablePointer<UnsafeMutablePointer<ListenerEntry>?>
+
+    init(number: Int, event: Int, lane: Int) {
+        self.number = number
+        self.event = event
+        self.lane = lane
+        published = .allocate(capacity: 1)
+        published.initialize(to: 0)
+        chunks = .allocate(capacity: Self.maximumChunks)
+        chunks.initialize(repeating: nil, count: Self.maximumChunks)
+    }
+
+    deinit {
+        removeAll()
+        published.deallocate()
+        chunks.deallocate()
+    }
+
+    /// The number of entries a pass may read, with acquire ordering.
+    @inline(__always)
+    var publishedCount: Int {
+        Int(truncatingIfNeeded: sdk_event_bus_load_acquire_64(published))
+    }
+
+    // MARK: Positions
+
+    @inline(__always)
+    static func chunkCapacity(_ chunk: Int) -> Int { firstChunkCapacity << chunk }
+
+    @inline(__always)
+    static func chunkStart(_ chunk: Int) -> Int { firstChunkCapacity * ((1 << chunk) - 1) }
+
+    /// The chunk and offset of a position.
+    @inline(__always)
+    static func locate(_ position: Int) -> (chunk: Int, offset: Int) {
+        let chunk = Int.bitWidth - 1 - (position / firstChunkCapacity + 1).leadingZeroBitCount
+        return (chunk, position - chunkStart(chunk))
+    }
+
+    /// The entry at `position`, which must be below `count`.
+    func entry(at position: Int) -> UnsafeMutablePointer<ListenerEntry> {
+        let (chunk, offset) = Self.locate(position)
+        return chunks[chunk].unsafelyUnwrapped + offset
+    }
+
+    /// Calls `body` with each chunk's entries in order, up to `end` entries, until it returns false.
+    ///
+    /// For passes: reads the chunk table without the lock.
+    @inline(__always)
+    func forEachChunk(upTo end: Int, _ body: (UnsafeMutablePointer<ListenerEntry>, Int) -> Bool) {
+        var chunk = 0
+        var start = 0
+        while start < end {
+            let capacity = Self.chunkCapacity(chunk)
+            guard body(chunks[chunk].unsafelyUnwrapped, min(capacity, end - start)) else { return }
+            start += capacity
+            chunk += 1
+        }
+    }
+
+    // MARK: Changes (under the lock)
+
+    /// Appends a live entry and publishes it.
+    ///
+    /// - Returns: Its position.
+    func append(id: UInt64, slot: Int32, callback: ErasedCallback) -> Int {
+        let position = count
+        let (chunk, offset) = Self.locate(position)
+        if offset == 0, chunks[chunk] == nil {
+            chunks[chunk] = .allocate(capacity: Self.chunkCapacity(chunk))
+        }
+        (chunks[chunk].unsafelyUnwrapped + offset).initialize(
+            to: ListenerEntry(id: id, state: ListenerEntry.live, slot: slot, callback: callback))
+        count += 1
+        liveCount += 1
+        sdk_event_bus_store_release_64(published, UInt64(count))
+        return position
+    }
+
+    /// Marks the entry at `position` ended; passes skip it from now on.
+    func markEnded(at position: Int) {
+        ListenerEntry.markEnded(entry(at: position))
+        liveCount -= 1
+    }
+
+    /// Takes the callback out of an ended entry, leaving one that retains nothing.
+    ///
+    /// Only while no pass can be calling it; the caller releases the result after unlocking.
+    func takeCallback(at position: Int) -> ErasedCallback {
+        let entry = entry(at: position)
+        let callback = entry.pointee.callback
+        entry.pointee.callback = .released
+        return callback
+    }
+
+    /// Drops ended entries at the end of the bucket, so that ending the newest subscriptions first
+    /// (a common pattern) leaves no holes.
+    ///
+    /// Only while no pass of this bucket's lane runs, and after their callbacks were taken.
+    func trimTrailingHoles() {
+        while count > 0, entry(at: count - 1).pointee.state == ListenerEntry.ended {
+            entry(at: count - 1).deinitialize(count: 1)
+            count -= 1
+        }
+        sdk_event_bus_store_release_64(published, UInt64(count))
+    }
+
+    /// Closes the holes, keeping subscription order, and reports each live entry's new position.
+    ///
+    /// Only while no pass of this bucket's lane runs, and after every ended entry's callback was
+    /// taken. Trims to nothing when no entry is live.
+    func compact(moved: (_ slot: Int32, _ position: Int) -> Void) {
+        guard liveCount > 0 else {
+            removeAll()
+            return
+        }
+        var live: [ListenerEntry] = []
+        live.reserveCapacity(liveCount)
+        forEachChunk(upTo: count) { entries, entryCount in
+            for index in 0..<entryCount where entries[index].state == ListenerEntry.live {
+                live.append(entries[index])
+            }
+            return true
+        }
+        removeAll()
+        for entry in live {
+            moved(entry.slot, append(id: entry.id, slot: entry.slot, callback: entry.callback))
+        }
+    }
+
+    /// Drops every entry and chunk.
+    private func removeAll() {
+        var chunk = 0
+        var start = 0
+        while let entries = chunks[chunk] {
+            entries.deinitialize(count: max(0, min(Self.chunkCapacity(chunk), count - start)))
+            entries.deallocate()
+            chunks[chunk] = nil
+            start += Self.chunkCapacity(chunk)
+            chunk += 1
+        }
+        count = 0
+        liveCount = 0
+        sdk_event_bus_store_release_64(published, 0)
+    }
+}

@@ -1,0 +1,38 @@
+internal import _SDKEventBusAtomics
+
+/// One subscription as its bucket stores it: 32 bytes, read in place by delivery passes.
+///
+/// A pass reads `id` and `callback` without the lock. Both are written once, before the entry is
+/// published, and `callback` again only when it is released, which never happens while a pass may
+/// read it. `state` is the one field written while passes run, and it is atomic.
+struct ListenerEntry {
+    /// The subscription's rank in its bus's subscription order; never reused.
+    let id: UInt64
+    /// ``live`` until the subscription ends; read and written atomically.
+    var state: UInt32
+    /// The subscription's row in the registry's slot table.
+    var slot: Int32
+    /// The subscriber's callback; ``ErasedCallback/released`` once released.
+    var callback: ErasedCallback
+
+    static let live: UInt32 = 0
+    static let ended: UInt32 = 1
+
+    private static let stateOffset = MemoryLayout<ListenerEntry>.offset(of: \ListenerEntry.state)!
+
+    /// Whether the subscription is live, with acquire ordering: a pass reads it before each call.
+    @inline(__always)
+    static func isLive(_ entry: UnsafeMutablePointer<ListenerEntry>) -> Bool {
+        sdk_event_bus_load_acquire_32(statePointer(entry)) == live
+    }
+
+    /// Ends the subscription, with release ordering; the caller holds the bus's lock.
+    static func markEnded(_ entry: UnsafeMutablePointer<ListenerEntry>) {
+        sdk_event_bus_store_release_32(statePointer(entry), ended)
+    }
+
+    @inline(__always)
+    private static func statePointer(_ entry: UnsafeMutablePointer<ListenerEntry>) -> UnsafeMutablePointer<UInt32> {
+        (UnsafeMutableRawPointer(entry) + stateOffset).assumingMemoryBound(to: UInt32.self)
+    }
+}
