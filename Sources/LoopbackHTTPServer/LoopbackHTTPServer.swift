@@ -317,6 +317,9 @@ private final class Core: Sendable {
     }
 
     /// Sends `data`; returns whether all of it was sent before the peer went away.
+    ///
+    /// Never raises `SIGPIPE`, which would kill the process when the peer has gone: Linux is told
+    /// so on each call with `MSG_NOSIGNAL`, Darwin once per socket with `SO_NOSIGPIPE`.
     private func sendAll(_ data: Data, to connection: Int32) -> Bool {
         #if canImport(Darwin)
             let flags: Int32 = 0
@@ -369,9 +372,15 @@ private final class Core: Sendable {
     /// Readies an accepted socket to be served by a thread of its own.
     ///
     /// Makes it blocking (Darwin, like the other BSDs, passes on the listener's `O_NONBLOCK`; Linux
-    /// does not) and closed on `exec`.
+    /// does not), closed on `exec`, and on Darwin exempt from `SIGPIPE`.
     private static func prepare(_ connection: Int32) -> Bool {
-        setBlocking(connection, true) && fcntl(connection, F_SETFD, FD_CLOEXEC) == 0
+        guard setBlocking(connection, true), fcntl(connection, F_SETFD, FD_CLOEXEC) == 0 else { return false }
+        #if canImport(Darwin)
+            var on: Int32 = 1
+            let size = socklen_t(MemoryLayout<Int32>.size)
+            guard setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &on, size) == 0 else { return false }
+        #endif
+        return true
     }
 
     private static func setBlocking(_ descriptor: Int32, _ blocking: Bool) -> Bool {
