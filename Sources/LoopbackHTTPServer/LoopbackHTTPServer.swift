@@ -77,51 +77,23 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// The port the server listens on, on 127.0.0.1.
     public let port: UInt16
-    private let listener: Int32
-    private let handler: Handler
-    private let state = NSLock()
-    private nonisolated(unsafe) var requests: [Request] = []  // guarded by `state`
-    private nonisolated(unsafe) var stopped = false  // guarded by `state`
-    private nonisolated(unsafe) var aborted = 0  // guarded by `state`
+    // The server's threads hold the core, never the server, so dropping the server stops it.
+    private let core: Core
 
     /// Starts a server on 127.0.0.1 with a port the system picks.
     ///
     /// - Parameter handler: Answers each request; called on the server's threads.
     /// - Throws: `POSIXError` when the socket cannot be set up.
     public init(handler: @escaping Handler) throws {
-        self.handler = handler
-        #if canImport(Glibc) || canImport(Musl)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
+        core = try Core(handler: handler)
+        port = core.port
+        let thread = Thread { [core] in core.acceptLoop() }
         thread.name = "LoopbackHTTPServer.accept"
         thread.start()
     }
 
     deinit {
-        stop()
+        core.stop()
     }
 
     /// The URL of `path` on this server.
@@ -134,37 +106,165 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// The requests received so far, in order.
     public var receivedRequests: [Request] {
-        state.withLock { requests }
+        core.receivedRequests
     }
 
     /// How many responses the client cut off before the server could send them whole.
     public var abortedResponses: Int {
+        core.abortedResponses
+    }
+
+    /// Stops accepting connections and closes the listening socket.
+    ///
+    /// When `stop()` returns, the accept thread has exited, the listening socket is closed, and a
+    /// connection to ``port`` is refused (until the system gives the port to someone else).
+    /// Connections still sending their request are closed. A request already received is answered
+    /// in full on its own thread, after `stop()` returns if need be: its handler runs, its `delay`
+    /// elapses and the response is sent (or counted in ``abortedResponses`` if the client has gone);
+    /// then that thread closes the connection and ends.
+    ///
+    /// Safe to call more than once and from any thread: a call made while another is under way
+    /// returns once the server has stopped. The server also stops when it is deallocated.
+    public func stop() {
+        core.stop()
+    }
+}
+
+/// The descriptors, the shared state and the threads' work of a ``LoopbackHTTPServer``.
+///
+/// The accept loop blocks in `poll(2)` on the listening socket and on the read end of a pipe that
+/// `stop()` writes a byte to: that wakes it on every kernel. `shutdown(2)` of a listening socket
+/// does not (Darwin answers `ENOTCONN` and leaves `accept(2)` blocked), nor does `close(2)` (which
+/// would also free the descriptor number while the loop may still use it). The listening socket is
+/// non-blocking, so the loop is never stuck in `accept` when the connection `poll` announced is
+/// aborted before it is taken; it goes back to `poll` instead. `stop()` waits for the loop to exit
+/// before it closes the descriptors, so none is closed while a thread can still use its number.
+private final class Core: Sendable {
+    private enum Phase {
+        case running
+        case stopping
+        case stopped
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+    private let handler: LoopbackHTTPServer.Handler
+    private let state = NSCondition()
+    private nonisolated(unsafe) var requests: [LoopbackHTTPServer.Request] = []  // guarded by `state`
+    private nonisolated(unsafe) var aborted = 0  // guarded by `state`
+    private nonisolated(unsafe) var phase = Phase.running  // guarded by `state`
+    private nonisolated(unsafe) var acceptLoopRunning = true  // guarded by `state`
+    // Accepted connections whose request has not been read yet; guarded by `state`. A connection
+    // thread removes its descriptor before closing it, so `stop()` never shuts down a reused number.
+    private nonisolated(unsafe) var awaitingRequest: Set<Int32> = []
+
+    init(handler: @escaping LoopbackHTTPServer.Handler) throws {
+        self.handler = handler
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw Self.lastError() }
+        let listening: (descriptor: Int32, port: UInt16)
+        do {
+            listening = try Self.openListener()
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        listener = listening.descriptor
+        port = listening.port
+        wakeReader = ends[0]
+        wakeWriter = ends[1]
+        for descriptor in [wakeReader, wakeWriter] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    }
+
+    var receivedRequests: [LoopbackHTTPServer.Request] {
+        state.withLock { requests }
+    }
+
+    var abortedResponses: Int {
         state.withLock { aborted }
     }
 
-    /// Stops accepting connections.
-    ///
-    /// Requests already being answered finish.
-    public func stop() {
-        let wasRunning = state.withLock {
-            defer { stopped = true }
-            return !stopped
+    /// Wakes the accept loop, waits for it to exit, then closes the descriptors.
+    func stop() {
+        let stopsHere = state.withLock {
+            guard phase == .running else {
+                while phase != .stopped { state.wait() }
+                return false
+            }
+            phase = .stopping
+            return true
         }
-        guard wasRunning else { return }
-        // Only wakes the accept loop: the loop closes the socket itself once it has left `accept`.
-        // Closing it here would free its descriptor while the loop may still be about to call
-        // `accept` on that number, which another server may have been given meanwhile.
-        shutdown(listener, Int32(SHUT_RDWR))
+        guard stopsHere else { return }
+        var byte: UInt8 = 0
+        while write(wakeWriter, &byte, 1) < 0 {
+            let code = errno
+            // A fresh pipe with one byte ever written cannot be full; failing here beats hanging.
+            precondition(code == EINTR, "LoopbackHTTPServer cannot wake its accept loop: errno \(code)")
+        }
+        state.withLock {
+            while acceptLoopRunning { state.wait() }
+        }
+        // The loop has exited: nothing uses these numbers any more.
+        close(listener)
+        close(wakeReader)
+        close(wakeWriter)
+        state.withLock {
+            // Ends the connections still sending their request: their threads return from `recv` and
+            // close them.
+            for connection in awaitingRequest { shutdown(connection, Int32(SHUT_RDWR)) }
+            phase = .stopped
+            state.broadcast()
+        }
     }
 
-    private func acceptLoop() {
-        defer { close(listener) }
+    /// Accepts connections, each served on a thread of its own, until `stop()` writes to the pipe.
+    func acceptLoop() {
+        defer {
+            state.withLock {
+                acceptLoopRunning = false
+                state.broadcast()
+            }
+        }
+        var pausing = false
         while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else {
-                if errno == EINTR, !state.withLock({ stopped }) { continue }
+            // `poll` ignores a negative descriptor: while pausing, only the pipe and the timeout count.
+            var descriptors = [
+                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pausing ? -1 : listener, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, nfds_t(descriptors.count), pausing ? 10 : -1)
+            if ready < 0 {
+                let code = errno
+                if code == EINTR || code == EAGAIN { continue }
                 return
             }
+            if descriptors[0].revents != 0 { return }
+            pausing = false
+            guard descriptors[1].revents != 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else {
+                switch errno {
+                // The connection went away before it was taken, a signal arrived, or (the socket
+                // being non-blocking) there is nothing to take after all: wait for the next one.
+                // Linux also reports some of a pending connection's network errors this way.
+                case EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO:
+                    continue
+                // Out of descriptors or memory: pause 10 ms rather than spin, still heeding `stop()`.
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    pausing = true
+                    continue
+                default:
+                    return
+                }
+            }
+            guard Self.prepare(connection) else {
+                close(connection)
+                continue
+            }
+            state.withLock { _ = awaitingRequest.insert(connection) }
             let thread = Thread { [self] in serve(connection) }
             thread.start()
         }
@@ -172,8 +272,12 @@ public final class LoopbackHTTPServer: Sendable {
 
     private func serve(_ connection: Int32) {
         defer { close(connection) }
-        guard let request = readRequest(connection) else { return }
-        state.withLock { requests.append(request) }
+        let request = readRequest(connection)
+        state.withLock {
+            awaitingRequest.remove(connection)
+            if let request { requests.append(request) }
+        }
+        guard let request else { return }
         let response = handler(request)
         if response.delay > .zero {
             let (seconds, attoseconds) = response.delay.components
@@ -187,14 +291,15 @@ public final class LoopbackHTTPServer: Sendable {
         head += "\r\n"
         var bytes = Data(head.utf8)
         bytes.append(response.body.prefix(response.truncatedAfter ?? response.body.count))
-        if !send(bytes, to: connection) { state.withLock { aborted += 1 } }
+        if !sendAll(bytes, to: connection) { state.withLock { aborted += 1 } }
     }
 
-    private func readRequest(_ connection: Int32) -> Request? {
+    private func readRequest(_ connection: Int32) -> LoopbackHTTPServer.Request? {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4_096)
         while received.range(of: Data("\r\n\r\n".utf8)) == nil {
             let count = recv(connection, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
             guard count > 0, received.count < 65_536 else { return nil }
             received.append(contentsOf: buffer[..<count])
         }
@@ -208,25 +313,84 @@ public final class LoopbackHTTPServer: Sendable {
             let name = line[..<colon].lowercased()
             headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
+        return .init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
     }
 
     /// Sends `data`; returns whether all of it was sent before the peer went away.
-    private func send(_ data: Data, to connection: Int32) -> Bool {
-        data.withUnsafeBytes { raw in
+    ///
+    /// Never raises `SIGPIPE`, which would kill the process when the peer has gone: Linux is told
+    /// so on each call with `MSG_NOSIGNAL`, Darwin once per socket with `SO_NOSIGPIPE`.
+    private func sendAll(_ data: Data, to connection: Int32) -> Bool {
+        #if canImport(Darwin)
+            let flags: Int32 = 0
+        #else
+            let flags = Int32(MSG_NOSIGNAL)
+        #endif
+        return data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                #if canImport(Glibc) || canImport(Musl)
-                    let sent = Glibc.send(
-                        connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                #else
-                    let sent = Darwin.send(connection, raw.baseAddress! + offset, raw.count - offset, 0)
-                #endif
+                let sent = send(connection, raw.baseAddress! + offset, raw.count - offset, flags)
+                if sent < 0, errno == EINTR { continue }
                 guard sent > 0 else { return false }
                 offset += sent
             }
             return true
         }
+    }
+
+    /// A non-blocking TCP socket listening on 127.0.0.1, and the port the system gave it.
+    private static func openListener() throws -> (descriptor: Int32, port: UInt16) {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw lastError() }
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound, listen(descriptor, 64) == 0, setBlocking(descriptor, false),
+            fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
+        else {
+            let error = lastError()
+            close(descriptor)
+            throw error
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Readies an accepted socket to be served by a thread of its own.
+    ///
+    /// Makes it blocking (Darwin, like the other BSDs, passes on the listener's `O_NONBLOCK`; Linux
+    /// does not), closed on `exec`, and on Darwin exempt from `SIGPIPE`.
+    private static func prepare(_ connection: Int32) -> Bool {
+        guard setBlocking(connection, true), fcntl(connection, F_SETFD, FD_CLOEXEC) == 0 else { return false }
+        #if canImport(Darwin)
+            var on: Int32 = 1
+            let size = socklen_t(MemoryLayout<Int32>.size)
+            guard setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &on, size) == 0 else { return false }
+        #endif
+        return true
+    }
+
+    private static func setBlocking(_ descriptor: Int32, _ blocking: Bool) -> Bool {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0 else { return false }
+        return fcntl(descriptor, F_SETFL, blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK) == 0
+    }
+
+    private static func lastError() -> POSIXError {
+        POSIXError(.init(rawValue: errno) ?? .EIO)
     }
 
     private static func reason(_ status: Int) -> String {
