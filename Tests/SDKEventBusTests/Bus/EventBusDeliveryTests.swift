@@ -154,7 +154,7 @@ import Testing
         await bus.flush()
         #expect(calls.items == [1])
         #expect(bus.listenerCount(for: .ready) == 1)
-        #expect(await otherBus.listenerCount(for: .ready) == 1)
+        #expect(otherBus.listenerCount(for: .ready) == 1)
     }
 
     @Test func synchronousCancelFromDeinitEndsTheSubscription() async {
