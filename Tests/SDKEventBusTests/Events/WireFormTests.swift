@@ -7,7 +7,8 @@ import Testing
 /// object per line, in the order of ``WireFormTests/vectors``.
 ///
 /// To regenerate the file after a deliberate change of the wire form, run
-/// `SDKEVENTBUS_WRITE_WIRE_VECTORS=1 swift test --filter WireFormTests` and review the diff.
+/// `SDKEVENTBUS_WRITE_WIRE_VECTORS=1 swift test --filter WireFormTests` and review the diff: a line
+/// that existed must not change unless the wire form was deliberately changed.
 @Suite struct WireFormTests {
     static let vectors: [EventPayloadValue] = [
         .ready(ReadyPayload()),
@@ -59,6 +60,41 @@ import Testing
         .audiences(AudiencesPayload(audienceIds: [], visitorId: "u1")),
         .audiences(AudiencesPayload(audienceIds: (0..<50).map { "a\($0)" }, visitorId: "u1")),
         .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
+        // Added with the canonical form; new vectors go at the end so that lines keep their numbers.
+        // Keys in UTF-8 byte order, which is not the order every Foundation's `.sortedKeys` gives.
+        .locationActivated(
+            LocationActivatedPayload(properties: ["alpha": "a", "Zeta": "Z", "item9": "9", "item10": "10"])),
+        .locationActivated(LocationActivatedPayload(properties: ["z": "last ASCII", "é": "after z", "": "first"])),
+        // Control characters: the short escapes, and \u00xx in lowercase for the others; DEL, '/',
+        // U+2028 and U+2029 raw.
+        .locationActivated(
+            LocationActivatedPayload(properties: [
+                "control\u{1}": "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1B}\u{1F}\u{7F}",
+                "path/to": "a/b \u{2028}\u{2029}",
+            ])),
+        // Whole-number doubles as integers, others in shortest form.
+        .configUpdated(
+            ConfigUpdatedPayload(
+                snapshot: ProjectConfig(
+                    accountId: "1",
+                    project: .init(id: "2", name: "P", type: "fullstack"),
+                    experiences: [
+                        .init(
+                            id: "3",
+                            key: "e",
+                            name: "E",
+                            status: "active",
+                            audienceIds: [],
+                            variations: [
+                                .init(id: "4", key: "a", name: "A", trafficAllocation: 100),
+                                .init(id: "5", key: "b", name: "B", trafficAllocation: 0.1),
+                                .init(id: "6", key: "c", name: "C", trafficAllocation: 1e-7),
+                            ]
+                        )
+                    ]
+                )
+            )
+        ),
     ]
 
     static let vectorsURL = URL(fileURLWithPath: #filePath)
