@@ -6,19 +6,23 @@ let package = Package(
     name: "SDKEventBus",
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .library(name: "SDKEventBus", targets: ["SDKEventBus"])
+        .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
+        // A test clock, an event recorder and a catalogue conformance check for the tests of code
+        // that uses the bus: SDKs' and apps'. Depends on nothing but the library.
+        .library(name: "SDKEventBusTesting", targets: ["SDKEventBusTesting"]),
     ],
     targets: [
         // Two lock-free flag operations the delivery loop needs on every platform the package supports.
         // `Synchronization.Atomic` would do, but it requires iOS 18 / macOS 15.
         .target(name: "_SDKEventBusAtomics"),
         .target(name: "SDKEventBus", dependencies: ["_SDKEventBusAtomics"]),
+        .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBus"]),
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
         .executableTarget(name: "SDKEventBusDemo", dependencies: ["SDKEventBus", "LoopbackHTTPServer"]),
         .testTarget(
             name: "SDKEventBusTests",
-            dependencies: ["SDKEventBus", "LoopbackHTTPServer"],
+            dependencies: ["SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"],
             resources: [.copy("Resources")]
         ),
     ],

@@ -56,7 +56,7 @@ func playHTTPTimeline() async throws {
     try await offline.ready()
     timeline.log(
         "app",
-        "ready() returned from the cache: split \(DemoConfigs.split(await offline.config)), source \(offline.status.source.map { "\($0)" } ?? "none")"
+        "ready() returned from the cache: split \(DemoConfigs.split(offline.config)), source \(offline.status.source.map { "\($0)" } ?? "none")"
     )
     await timeline.follow { if case .fetchFailed = $0 { true } else { false } }
     timeline.log("app", "status: \(offline.status)")

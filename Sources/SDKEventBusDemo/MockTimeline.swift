@@ -23,7 +23,7 @@ func playMockTimeline() async throws {
     let app = Task { @MainActor in
         timeline.log("app", "awaiting sdk.ready() …")
         try await sdk.ready()
-        let config = await sdk.config
+        let config = sdk.config
         timeline.log(
             "app",
             "ready() returned: \"\(config?.project.name ?? "?")\", \(config?.experiences.count ?? 0) experience(s)")
@@ -59,7 +59,7 @@ func playMockTimeline() async throws {
     await sdk.bus.flush()
 
     await timeline.follow(until: rejected)
-    timeline.log("app", "the malformed body changed nothing: split still \(DemoConfigs.split(await sdk.config))")
+    timeline.log("app", "the malformed body changed nothing: split still \(DemoConfigs.split(sdk.config))")
 
     for token in [updates, bucketing, conversions] {
         await sdk.off(token)

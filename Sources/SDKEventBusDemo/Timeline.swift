@@ -17,7 +17,9 @@ final class Timeline: Sendable {
     }
 
     /// An SDK configuration that prints each lifecycle step as it happens.
-    func configuration(refresh: Duration = .milliseconds(250), cache: (any ConfigCache)? = nil) -> SDKConfiguration {
+    func configuration(refresh: Duration = .milliseconds(250), cache: (any ConfigCache<ProjectConfig>)? = nil)
+        -> SDKConfiguration
+    {
         SDKConfiguration(
             refreshInterval: refresh,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(150), jitter: 0),

@@ -7,10 +7,12 @@ public import Foundation
 /// print(status.isReady, status.source ?? "none", status.lastFetchError.map { "\($0)" } ?? "no error")
 /// ```
 public struct SDKStatus: Sendable, CustomStringConvertible {
-    /// Whether ``SDKClient/ready()`` would return at once.
+    /// Whether `ready()` would return at once.
     public var isReady: Bool
-    /// Whether ``SDKClient/shutdown()`` was called.
+    /// Whether the client was shut down.
     public var isShutDown: Bool
+    /// How the client became ready, once it did.
+    public var readiness: Readiness?
     /// Where the configuration in effect came from; `nil` before the first one.
     public var source: ConfigSource?
     /// When the configuration in effect was applied (first set, or last changed).
@@ -24,7 +26,7 @@ public struct SDKStatus: Sendable, CustomStringConvertible {
 
     /// A line for logs.
     public var description: String {
-        var parts = [isShutDown ? "shut down" : isReady ? "ready" : "not ready"]
+        var parts = [isShutDown ? "shut down" : readiness.map { "\($0)" } ?? (isReady ? "ready" : "not ready")]
         if let source { parts.append("source: \(source)") }
         if let lastUpdated { parts.append("updated: \(lastUpdated)") }
         if consecutiveFailures > 0 { parts.append("\(consecutiveFailures) failure(s) in a row") }

@@ -46,11 +46,12 @@ final class StatusRecorder: Sendable {
         state.withLock { $0.lastFetchError = error }
     }
 
-    func snapshot(isReady: Bool, isShutDown: Bool) -> SDKStatus {
+    func snapshot(readiness: Readiness?, isShutDown: Bool) -> SDKStatus {
         state.withLock { state in
             SDKStatus(
-                isReady: isReady,
+                isReady: readiness != nil,
                 isShutDown: isShutDown,
+                readiness: readiness,
                 source: state.source,
                 lastUpdated: state.lastUpdated,
                 lastSuccessfulFetch: state.lastSuccessfulFetch,

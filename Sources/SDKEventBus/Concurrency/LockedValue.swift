@@ -20,7 +20,7 @@
 /// and do it after the lock is released. The lock is not recursive: taking it again on the same
 /// thread traps (`os_unfair_lock` on Apple platforms; an error-checking mutex in debug builds
 /// elsewhere), and every pthread call's result is checked.
-struct LockedValue<Value>: @unchecked Sendable {
+package struct LockedValue<Value>: @unchecked Sendable {
     // @unchecked: the value is only reached through `withLock`, which holds the lock, and `Value`
     // is required to be `Sendable` where it is created, so nothing non-sendable escapes it.
 
@@ -46,7 +46,7 @@ struct LockedValue<Value>: @unchecked Sendable {
     private let buffer: Buffer
 
     /// Creates the guarded value.
-    init(_ value: Value) where Value: Sendable {
+    package init(_ value: Value) where Value: Sendable {
         let buffer = Buffer.create(minimumCapacity: 1) { _ in value }
         buffer.withUnsafeMutablePointerToElements { lock in
             #if canImport(Darwin)
@@ -72,7 +72,7 @@ struct LockedValue<Value>: @unchecked Sendable {
     /// - Parameter body: Reads or changes the value. It must not call user code or block.
     /// - Returns: What `body` returns.
     @inline(__always)
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try buffer.withUnsafeMutablePointers { value, lock in
             #if canImport(Darwin)
                 os_unfair_lock_lock(lock)

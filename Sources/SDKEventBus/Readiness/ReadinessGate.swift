@@ -1,42 +1,50 @@
-/// The readiness gate behind ``ConfigStore``: waiters suspend on continuations that the first
-/// configuration, a cancellation or shutdown resumes, each exactly once.
+/// The readiness gate behind a config store: waiters suspend on continuations that the outcome, a
+/// cancellation or shutdown resumes, each exactly once.
 ///
 /// It is a lock around ``ReadinessStateMachine`` rather than actor state because a task's
 /// cancellation handler runs synchronously, on whatever thread cancels it, and must be able to
 /// resume that task's continuation promptly.
-final class ReadinessGate: Sendable {
-    typealias Continuation = CheckedContinuation<Void, any Error>
+final class ReadinessGate<Outcome: Sendable>: Sendable {
+    typealias Continuation = CheckedContinuation<Outcome, any Error>
 
-    private let machine = LockedValue(ReadinessStateMachine<Continuation>())
+    private let machine = LockedValue(ReadinessStateMachine<Continuation, Outcome>())
+    /// Callers of ``waitForWaiters(_:)``; resumed when enough waiters are suspended, or the gate
+    /// is decided.
+    private let watchers = LockedValue<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
 
-    /// Whether the first configuration has arrived (and the gate was not shut down).
-    var isOpen: Bool { machine.withLock { $0.state == .ready } }
+    /// The outcome, once the gate opened (and until it is shut down).
+    var outcome: Outcome? { machine.withLock { $0.outcome } }
+
+    /// Whether the gate is still waiting for its outcome.
+    var isWaiting: Bool { machine.withLock { $0.isWaiting } }
 
     /// Whether the gate was shut down.
-    var isShutDown: Bool { machine.withLock { $0.state == .shutDown } }
+    var isShutDown: Bool {
+        machine.withLock {
+            if case .shutDown = $0.state { return true }
+            return false
+        }
+    }
 
     /// How many waiters are suspended now.
     var waiterCount: Int { machine.withLock { $0.waiterCount } }
 
-    /// Returns when the gate opens.
+    /// Returns the outcome once the gate opens.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled first; ``ReadinessError`` with code
-    ///   ``ReadinessError/Code/shutDown`` when the gate is shut down first.
-    func wait() async throws {
+    /// - Throws: `CancellationError` when the task is cancelled first; the error the gate failed
+    ///   with; ``ReadinessError`` with code ``ReadinessError/Code/shutDown`` when it is shut down.
+    func wait() async throws -> Outcome {
         // Fast path: no continuation when the outcome is known.
-        switch machine.withLock({ $0.state }) {
-        case .ready: return
-        case .shutDown: throw ReadinessError.shutDown
-        case .waiting: break
-        }
+        if let settled = machine.withLock({ $0.settledRegistration }) { return try Self.result(of: settled)! }
         let id = machine.withLock { $0.makeWaiterID() }
-        try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Continuation) in
-                switch machine.withLock({ $0.register(id, waiter: continuation) }) {
-                case .suspend: break
-                case .resumeReady: continuation.resume()
-                case .resumeCancelled: continuation.resume(throwing: CancellationError())
-                case .resumeShutDown: continuation.resume(throwing: ReadinessError.shutDown)
+                let registration = machine.withLock { $0.register(id, waiter: continuation) }
+                notifyWatchers()
+                do {
+                    if let outcome = try Self.result(of: registration) { continuation.resume(returning: outcome) }
+                } catch {
+                    continuation.resume(throwing: error)
                 }
             }
         } onCancel: {
@@ -44,19 +52,67 @@ final class ReadinessGate: Sendable {
         }
     }
 
-    /// Opens the gate, runs `announce`, then resumes every waiter.
+    /// What a registration resumes a waiter with: `nil` to suspend.
+    private static func result(
+        of registration: ReadinessStateMachine<Continuation, Outcome>.Registration
+    ) throws -> Outcome? {
+        switch registration {
+        case .suspend: return nil
+        case .resumeReady(let outcome): return outcome
+        case .resumeFailed(let error): throw error
+        case .resumeCancelled: throw CancellationError()
+        case .resumeShutDown: throw ReadinessError.shutDown
+        }
+    }
+
+    /// Returns once at least `count` waiters are suspended, or the gate is decided: a hook for
+    /// tests, instead of polling ``waiterCount``.
+    func waitForWaiters(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            watchers.withLock { $0.append((count, continuation)) }
+            notifyWatchers()
+        }
+    }
+
+    private func notifyWatchers() {
+        let (waiting, isWaiting) = machine.withLock { ($0.waiterCount, $0.isWaiting) }
+        let ready = watchers.withLock { watchers in
+            let ready = watchers.filter { !isWaiting || $0.count <= waiting }.map(\.continuation)
+            watchers.removeAll { !isWaiting || $0.count <= waiting }
+            return ready
+        }
+        for watcher in ready { watcher.resume() }
+    }
+
+    /// Opens the gate with `outcome`, runs `announce`, then resumes every waiter.
     ///
-    /// Opening is one step under the lock, so a concurrent ``shutDown()`` either comes first (the
-    /// gate stays shut, `announce` does not run) or after (the waiters have been taken and resume).
+    /// Opening is one step under the lock, so a concurrent ``fail(_:)`` or ``shutDown()`` either
+    /// comes first (the gate stays as they left it and `announce` does not run) or after (the
+    /// waiters have been taken and resume).
     ///
-    /// - Parameter announce: Runs once the gate is open and before any waiter resumes: the store
-    ///   sets its configuration and fires ``SystemEvent/ready`` there.
-    /// - Returns: Whether this call opened the gate (`false` when it was already open or shut down).
+    /// - Parameters:
+    ///   - outcome: What every waiter returns.
+    ///   - announce: Runs once the gate is open and before any waiter resumes: the store fires its
+    ///     ready event there.
+    /// - Returns: Whether this call opened the gate.
     @discardableResult
-    func open(announcing announce: () -> Void = {}) -> Bool {
-        guard let waiters = machine.withLock({ $0.open() }) else { return false }
+    func open(_ outcome: Outcome, announcing announce: () -> Void = {}) -> Bool {
+        guard let waiters = machine.withLock({ $0.open(outcome) }) else { return false }
         announce()
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+        notifyWatchers()
+        return true
+    }
+
+    /// Fails the gate for good: every waiter, and every later ``wait()``, throws `error`.
+    ///
+    /// - Returns: Whether this call decided the gate (`false` when it was already open, failed or
+    ///   shut down).
+    @discardableResult
+    func fail(_ error: any Error) -> Bool {
+        guard let waiters = machine.withLock({ $0.fail(error) }) else { return false }
+        for waiter in waiters { waiter.resume(throwing: error) }
+        notifyWatchers()
         return true
     }
 
@@ -64,5 +120,6 @@ final class ReadinessGate: Sendable {
     func shutDown() {
         let waiters = machine.withLock { $0.shutDown() }
         for waiter in waiters { waiter.resume(throwing: ReadinessError.shutDown) }
+        notifyWatchers()
     }
 }

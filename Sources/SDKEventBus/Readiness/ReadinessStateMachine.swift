@@ -1,29 +1,33 @@
 /// The transitions of the readiness gate: plain synchronous state, generic over what a waiter is
-/// so that tests drive it without tasks.
+/// and what it is resumed with, so that tests drive it without tasks.
 ///
 /// ```
-///            open()                 shutDown()
-///  waiting ─────────▶ ready ─────────────────▶ shutDown
-///     │                                           ▲
-///     └───────────────── shutDown() ──────────────┘
+///            open(outcome)                 shutDown()
+///  waiting ───────────────▶ ready ───────────────────▶ shutDown
+///     │  └──── fail(error) ─▶ failed ─── shutDown() ──▶    ▲
+///     └──────────────────────── shutDown() ────────────────┘
 /// ```
 ///
-/// Every method returns what must happen to waiters; the caller does it after releasing its lock.
-/// Each waiter id is resumed exactly once: by ``open()``, ``shutDown()``, ``cancel(_:)``, or at
-/// ``register(_:waiter:)`` when the outcome is already known. A cancellation that arrives before its
-/// waiter registers (the task was cancelled while it was getting ready to wait) is remembered, and
-/// the registration then resumes at once.
-struct ReadinessStateMachine<Waiter> {
-    enum State: Equatable {
+/// The first of `open` and `fail` decides the outcome for good: every waiter, present or later,
+/// gets that same outcome until the gate is shut down. Every method returns what must happen to
+/// waiters; the caller does it after releasing its lock. Each waiter id is resumed exactly once: by
+/// ``open(_:)``, ``fail(_:)``, ``shutDown()``, ``cancel(_:)``, or at ``register(_:waiter:)`` when
+/// the outcome is already known. A cancellation that arrives before its waiter registers (the task
+/// was cancelled while it was getting ready to wait) is remembered, and the registration then
+/// resumes at once.
+struct ReadinessStateMachine<Waiter, Outcome> {
+    enum State {
         case waiting
-        case ready
+        case ready(Outcome)
+        case failed(any Error)
         case shutDown
     }
 
     /// How a waiter that asks to wait must be resumed now, or that it must wait.
     enum Registration {
         case suspend
-        case resumeReady
+        case resumeReady(Outcome)
+        case resumeFailed(any Error)
         case resumeCancelled
         case resumeShutDown
     }
@@ -42,25 +46,41 @@ struct ReadinessStateMachine<Waiter> {
     /// The number of cancellations remembered for waiters that have not registered yet.
     var pendingCancellationCount: Int { cancelledBeforeRegistration.count }
 
+    /// Whether the gate is still waiting for its outcome.
+    var isWaiting: Bool {
+        if case .waiting = state { return true }
+        return false
+    }
+
+    /// The outcome, once the gate opened (and until it is shut down).
+    var outcome: Outcome? {
+        if case .ready(let outcome) = state { return outcome }
+        return nil
+    }
+
     /// Reserves an id for a waiter that is about to register.
     mutating func makeWaiterID() -> UInt64 {
         defer { nextWaiterID += 1 }
         return nextWaiterID
     }
 
+    /// The registration a waiter would get now if the outcome is known: the fast path.
+    var settledRegistration: Registration? {
+        switch state {
+        case .waiting: nil
+        case .ready(let outcome): .resumeReady(outcome)
+        case .failed(let error): .resumeFailed(error)
+        case .shutDown: .resumeShutDown
+        }
+    }
+
     /// Registers a waiter, or tells the caller to resume it at once.
     mutating func register(_ id: UInt64, waiter: Waiter) -> Registration {
-        switch state {
-        case .ready:
-            return .resumeReady
-        case .shutDown:
-            return .resumeShutDown
-        case .waiting:
-            if cancelledBeforeRegistration.remove(id) != nil { return .resumeCancelled }
-            positions[id] = waiters.count
-            waiters.append((id, waiter))
-            return .suspend
-        }
+        if let settled = settledRegistration { return settled }
+        if cancelledBeforeRegistration.remove(id) != nil { return .resumeCancelled }
+        positions[id] = waiters.count
+        waiters.append((id, waiter))
+        return .suspend
     }
 
     /// Forgets a cancelled waiter.
@@ -68,7 +88,7 @@ struct ReadinessStateMachine<Waiter> {
     /// - Returns: The waiter to resume with `CancellationError`, or `nil` when it has already been
     ///   resumed or has not registered yet (it then resumes at registration).
     mutating func cancel(_ id: UInt64) -> Waiter? {
-        guard state == .waiting else { return nil }
+        guard isWaiting else { return nil }
         guard let position = positions.removeValue(forKey: id) else {
             cancelledBeforeRegistration.insert(id)
             return nil
@@ -83,13 +103,22 @@ struct ReadinessStateMachine<Waiter> {
         return cancelled
     }
 
-    /// Opens the gate for the first configuration.
+    /// Opens the gate with its outcome.
     ///
-    /// - Returns: Every waiter, to resume successfully (in the order they registered, apart from
-    ///   cancellations); `nil` when the gate was not waiting (already open, or shut down).
-    mutating func open() -> [Waiter]? {
-        guard state == .waiting else { return nil }
-        state = .ready
+    /// - Returns: Every waiter, to resume with `outcome` (in the order they registered, apart from
+    ///   cancellations); `nil` when the gate was not waiting (already decided, or shut down).
+    mutating func open(_ outcome: Outcome) -> [Waiter]? {
+        guard isWaiting else { return nil }
+        state = .ready(outcome)
+        return takeWaiters()
+    }
+
+    /// Fails the gate for good with `error`.
+    ///
+    /// - Returns: Every waiter, to resume with `error`; `nil` when the gate was not waiting.
+    mutating func fail(_ error: any Error) -> [Waiter]? {
+        guard isWaiting else { return nil }
+        state = .failed(error)
         return takeWaiters()
     }
 
@@ -110,4 +139,5 @@ struct ReadinessStateMachine<Waiter> {
     }
 }
 
-extension ReadinessStateMachine: Sendable where Waiter: Sendable {}
+extension ReadinessStateMachine: Sendable where Waiter: Sendable, Outcome: Sendable {}
+extension ReadinessStateMachine.State: Sendable where Outcome: Sendable {}

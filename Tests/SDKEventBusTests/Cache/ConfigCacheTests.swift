@@ -76,7 +76,7 @@ struct TemporaryDirectory {
 
     func makeClient(
         _ script: [MockConfigFetchService.Outcome],
-        cache: (any ConfigCache)? = nil,
+        cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil
     ) async -> SDKClient {
         let service = MockConfigFetchService(script, afterScript: .hang, clock: harness.clock)
@@ -90,7 +90,7 @@ struct TemporaryDirectory {
         try cache.save(a)
         let client = await makeClient([.failure(URLError(.notConnectedToInternet))], cache: cache)
         try await client.ready()
-        #expect(await client.config == a)
+        #expect(client.config == a)
         #expect(client.status.source == .cache)
         #expect(client.status.isReady)
         await harness.diagnostics.wait { $0.isFetchFailed }
@@ -108,7 +108,11 @@ struct TemporaryDirectory {
         let client = await makeClient([.config(b)], cache: cache)
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         await client.bus.flush()
-        #expect(harness.log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
+        #expect(harness.log.names == [.ready, .configUpdated])
+        #expect(harness.log.readiness?.source == .cache)
+        #expect(
+            harness.log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
+        )
         #expect(client.status.source == .network)
         #expect(try cache.load() == b, "the new configuration is kept for the next start")
         await client.shutdown()
@@ -146,7 +150,7 @@ struct TemporaryDirectory {
         let client = await makeClient([.delayed(.seconds(5), .config(b))], initialConfig: a)
         try await client.ready()
         #expect(client.status.source == .injected)
-        #expect(await client.config == a)
+        #expect(client.config == a)
         harness.clock.advance(by: .seconds(5))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.status.source == .network)

@@ -29,8 +29,17 @@ import Testing
     @Test func delayThatCannotGrowReturnsAtOnceForAnyFailureCount() {
         let constant = RetryPolicy(initialDelay: .seconds(3), multiplier: 1, maximumDelay: .seconds(30), jitter: 0)
         #expect(constant.delay(afterFailures: .max, random: 0) == .seconds(3))
-        let immediate = RetryPolicy(initialDelay: .zero, multiplier: 2, maximumDelay: .seconds(30), jitter: 0)
-        #expect(immediate.delay(afterFailures: .max, random: 0) == .zero)
+    }
+
+    @Test func noDelayIsShorterThanTheFloorWhateverTheSettings() {
+        let zero = RetryPolicy(initialDelay: .zero, multiplier: 1, maximumDelay: .zero, jitter: 1)
+        #expect(zero.initialDelay == RetryPolicy.minimumDelay)
+        #expect(zero.maximumDelay == RetryPolicy.minimumDelay)
+        for failures in [1, 2, 100, .max] {
+            #expect(zero.delay(afterFailures: failures, random: 0.999) == RetryPolicy.minimumDelay)
+        }
+        let jittered = RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1), jitter: 1)
+        #expect(jittered.delay(afterFailures: 1, random: 0.999_999) == RetryPolicy.minimumDelay)
     }
 
     @Test func nonFiniteSettingsFallBackToDefaultsInsteadOfTrapping() {
@@ -47,6 +56,6 @@ import Testing
 
     @Test func outOfRangeSettingsAreClamped() {
         let clamped = RetryPolicy(initialDelay: .seconds(-1), multiplier: 0.5, maximumDelay: .seconds(5), jitter: 3)
-        #expect(clamped.initialDelay == .zero && clamped.multiplier == 1 && clamped.jitter == 1)
+        #expect(clamped.initialDelay == RetryPolicy.minimumDelay && clamped.multiplier == 1 && clamped.jitter == 1)
     }
 }

@@ -25,7 +25,7 @@ import Testing
         let (client, _, _) = await makeClient([.config(a)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await client.config == a)
+        #expect(client.config == a)
         await client.bus.flush()
         #expect(harness.log.names == [.ready])
         await client.shutdown()
@@ -40,7 +40,7 @@ import Testing
         harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
         for _ in 0..<3 { delays.append(await harness.clock.advanceToNextSleep()) }
-        try await waiter.value
+        _ = try await waiter.value
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4)])
         #expect(service.fetchCount == 4)
         #expect(harness.diagnostics.steps.compactMap(\.retryDelay) == delays)
@@ -66,10 +66,14 @@ import Testing
         try await client.ready()
         #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
-        #expect(await client.config == b)
+        #expect(client.config == b)
         #expect(service.fetchCount == 2)
         await client.bus.flush()
-        #expect(harness.log.events == [.ready(ReadyPayload()), .configUpdated(ConfigUpdatedPayload(snapshot: b))])
+        #expect(harness.log.names == [.ready, .configUpdated])
+        #expect(harness.log.readiness?.source == .live)
+        #expect(
+            harness.log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
+        )
         await client.shutdown()
     }
 
@@ -93,7 +97,7 @@ import Testing
         await harness.diagnostics.wait { $0.isFetchFailed }
         let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? ConfigDecodingError)
         #expect(error.code == malformed.code)
-        #expect(await client.config == a, "the last good config stays")
+        #expect(client.config == a, "the last good config stays")
         #expect(await harness.clock.advanceToNextSleep() == .seconds(1), "the lifecycle goes on, with backoff")
         await harness.diagnostics.wait { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
@@ -106,24 +110,25 @@ import Testing
         let (client, _, _) = await makeClient([.body(Data("[]".utf8)), .config(a)])
         harness.clock.advance(by: .seconds(1))
         await harness.diagnostics.wait { $0.isFetchFailed }
-        #expect(await client.store.isReady == false)
-        #expect(await client.config == nil)
+        #expect(client.store.isReady == false)
+        #expect(client.config == nil)
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await client.config == a)
+        #expect(client.config == a)
         await client.shutdown()
     }
 
     @Test func readyTimeoutThrowsAndALaterReadySucceeds() async throws {
         let (client, _, _) = await makeClient([.delayed(.seconds(10), .config(a))])
-        let timed = Task { try await client.ready(timeout: .seconds(2)) }
+        let clock = harness.clock
+        let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
         harness.clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
         while harness.clock.sleeperCount < 2 { await Task.yield() }
         harness.clock.advance(by: .seconds(2))
         await #expect(throws: ReadinessError.timedOut(after: .seconds(2))) { try await timed.value }
         harness.clock.advance(by: .seconds(8))
         try await client.ready()
-        #expect(await client.config == a)
+        #expect(client.config == a)
         await client.shutdown()
     }
 
@@ -150,7 +155,7 @@ import Testing
         harness.clock.advance(by: .seconds(3_600))
         #expect(service.fetchCount == fetches)
         #expect(harness.clock.sleeperCount == 0)
-        #expect(await client.config == a, "the last config stays readable")
+        #expect(client.config == a, "the last config stays readable")
     }
 
     @Test func shutdownDuringAHangingFetchReturnsPromptly() async {
@@ -167,18 +172,20 @@ import Testing
         while harness.clock.sleeperCount == 0 { await Task.yield() }
         await client.shutdown()
         harness.clock.advance(by: .seconds(30))
-        #expect(await client.config == nil)
+        #expect(client.config == nil)
         await client.bus.flush()
         #expect(harness.log.names.isEmpty)
     }
 
-    @Test func withoutARefreshIntervalTheLifecycleEndsAfterTheFirstSuccess() async throws {
-        let (client, service, _) = await makeClient([.config(a)], refreshInterval: nil)
+    @Test func withoutARefreshIntervalTheLifecycleFetchesOnlyOnDemandAfterTheFirstSuccess() async throws {
+        let (client, service, _) = await makeClient([.config(a), .config(b)], refreshInterval: nil)
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        await harness.diagnostics.wait { $0.isStopped }
-        #expect(service.fetchCount == 1)
+        #expect(try await client.refreshNow() == .updated)
+        #expect(service.fetchCount == 2)
+        #expect(harness.clock.history == [.seconds(1)], "no refresh was scheduled")
         await client.shutdown()
+        #expect(harness.diagnostics.steps.contains { $0.isStopped })
     }
 
     @Test func sdkAuthorFiresThroughTheEmitterFromMake() async throws {

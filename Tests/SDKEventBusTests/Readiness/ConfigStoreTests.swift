@@ -15,9 +15,9 @@ import Testing
     }
 
     @Test func firstConfigFiresReadyAndMakesTheStoreReady() async {
-        #expect(await store.isReady == false)
+        #expect(store.isReady == false)
         #expect(await store.setConfig(Fixtures.config(named: "A")) == .first)
-        #expect(await store.isReady)
+        #expect(store.isReady)
         await bus.flush()
         #expect(log.names == [.ready])
     }
@@ -26,7 +26,7 @@ import Testing
         let store = self.store
         let waiter = Task { @MainActor in
             try await store.waitForReady()
-            return (await store.config, self.log.names)
+            return (store.config, self.log.names)
         }
         while store.waiterCount == 0 { await Task.yield() }
         await store.setConfig(Fixtures.config(named: "A"))
@@ -52,8 +52,8 @@ import Testing
         #expect(changes == [.first, .unchanged, .updated, .unchanged, .updated])
         await bus.flush()
         #expect(log.names == [.ready, .configUpdated, .configUpdated])
-        #expect(log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: a)))
-        #expect(await store.config == a)
+        #expect(log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: a, changes: .init(from: b, to: a))))
+        #expect(store.config == a)
     }
 
     @Test func thousandConcurrentWaitersAreAllResumedExactlyOnce() async throws {
@@ -77,7 +77,12 @@ import Testing
         let store = self.store
         let waiters = (0..<1_000).map { _ in
             Task { () -> Result<Void, any Error> in
-                do { return .success(try await store.waitForReady()) } catch { return .failure(error) }
+                do {
+                    try await store.waitForReady()
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
             }
         }
         while store.waiterCount < 1_000 { await Task.yield() }
@@ -113,19 +118,19 @@ import Testing
         #expect(await clock.nextSleep() == .seconds(5))
         clock.advance(by: .seconds(5))
         do {
-            try await timed.value
+            _ = try await timed.value
             Issue.record("the wait did not time out")
         } catch let error as ReadinessError {
             #expect(error.code == .timedOut)
             #expect(error.timeout == .seconds(5))
         }
         #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
-        #expect(await store.isReady == false)
+        #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
         while store.waiterCount == 0 { await Task.yield() }
         await store.setConfig(Fixtures.config(named: "A"))
-        try await later.value
+        _ = try await later.value
     }
 
     @Test func waitWithTimeoutReturnsWhenReadyFirst() async throws {
@@ -134,7 +139,7 @@ import Testing
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
         _ = await clock.nextSleep()
         await store.setConfig(Fixtures.config(named: "A"))
-        try await timed.value
+        _ = try await timed.value
         #expect(clock.sleeperCount == 0, "the timer was cancelled")
     }
 
@@ -142,7 +147,7 @@ import Testing
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
         while store.waiterCount < 100 { await Task.yield() }
-        store.shutDown()
+        store.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         }
@@ -150,7 +155,7 @@ import Testing
     }
 
     @Test func waitAfterShutDownFailsAtOnceAndConfigsAreIgnored() async {
-        store.shutDown()
+        store.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await store.waitForReady() }
         #expect(await store.setConfig(Fixtures.config(named: "A")) == .ignored)
         await bus.flush()

@@ -2,13 +2,17 @@ import Testing
 
 @testable import SDKEventBus
 
+/// The readiness gate's transitions, driven synchronously with strings as waiters and numbers as
+/// outcomes.
 @Suite struct ReadinessStateMachineTests {
-    typealias Machine = ReadinessStateMachine<String>
+    typealias Machine = ReadinessStateMachine<String, Int>
+
+    struct Refused: Error, Equatable {}
 
     @Test func waiterRegisteredWhileWaitingSuspends() {
         var machine = Machine()
         let id = machine.makeWaiterID()
-        #expect(machine.register(id, waiter: "a") == .suspend)
+        #expect(machine.register(id, waiter: "a").name == "suspend")
         #expect(machine.waiterCount == 1)
     }
 
@@ -17,17 +21,34 @@ import Testing
         for name in ["a", "b", "c"] {
             _ = machine.register(machine.makeWaiterID(), waiter: name)
         }
-        #expect(machine.open() == ["a", "b", "c"])
-        #expect(machine.open() == nil, "a second open resumes nobody")
-        #expect(machine.state == .ready)
+        #expect(machine.open(1) == ["a", "b", "c"])
+        #expect(machine.open(2) == nil, "a second open resumes nobody")
+        #expect(machine.outcome == 1, "the first outcome stands")
         #expect(machine.waiterCount == 0)
     }
 
-    @Test func waiterRegisteringAfterOpenResumesAtOnce() {
+    @Test func waiterRegisteringAfterOpenGetsTheSameOutcomeAtOnce() {
         var machine = Machine()
-        _ = machine.open()
-        #expect(machine.register(machine.makeWaiterID(), waiter: "late") == .resumeReady)
+        _ = machine.open(7)
+        #expect(machine.register(machine.makeWaiterID(), waiter: "late").name == "ready 7")
+        #expect(machine.register(machine.makeWaiterID(), waiter: "later").name == "ready 7")
         #expect(machine.waiterCount == 0)
+    }
+
+    @Test func failDecidesForEveryWaiterAndEveryLaterOne() {
+        var machine = Machine()
+        _ = machine.register(machine.makeWaiterID(), waiter: "a")
+        #expect(machine.fail(Refused()) == ["a"])
+        #expect(machine.register(machine.makeWaiterID(), waiter: "late").name == "failed")
+        #expect(machine.open(1) == nil, "a failed gate never opens")
+        #expect(machine.fail(Refused()) == nil)
+    }
+
+    @Test func failAfterOpenChangesNothing() {
+        var machine = Machine()
+        _ = machine.open(1)
+        #expect(machine.fail(Refused()) == nil)
+        #expect(machine.outcome == 1)
     }
 
     @Test func cancelRemovesOnlyThatWaiter() {
@@ -38,25 +59,22 @@ import Testing
         _ = machine.register(second, waiter: "second")
         #expect(machine.cancel(first) == "first")
         #expect(machine.cancel(first) == nil, "a waiter is resumed once")
-        #expect(machine.open() == ["second"])
+        #expect(machine.open(1) == ["second"])
     }
 
     @Test func cancellationBeforeRegistrationResumesTheRegistrationWithCancellation() {
         var machine = Machine()
         let id = machine.makeWaiterID()
         #expect(machine.cancel(id) == nil)
-        #expect(machine.register(id, waiter: "a") == .resumeCancelled)
+        #expect(machine.register(id, waiter: "a").name == "cancelled")
         #expect(machine.waiterCount == 0)
         #expect(machine.pendingCancellationCount == 0)
     }
 
-    @Test func cancellingWaitersInAnyOrderRemovesExactlyThem() {
+    @Test func manyCancellationsLeaveExactlyTheOthersWaiting() {
         var machine = Machine()
-        let ids = (0..<100).map { index in
-            let id = machine.makeWaiterID()
-            _ = machine.register(id, waiter: "\(index)")
-            return id
-        }
+        let ids = (0..<100).map { _ in machine.makeWaiterID() }
+        for id in ids { _ = machine.register(id, waiter: "\(id)") }
         var generator = SplitMix64(seed: 7)
         let cancelled = Array(ids.shuffled(using: &generator).prefix(60))
         for id in cancelled {
@@ -64,14 +82,14 @@ import Testing
         }
         #expect(machine.waiterCount == 40)
         let remaining = Set(ids).subtracting(cancelled).map { "\($0)" }
-        #expect(Set(machine.open() ?? []) == Set(remaining))
+        #expect(Set(machine.open(1) ?? []) == Set(remaining))
     }
 
     @Test func cancellationAfterOpenChangesNothing() {
         var machine = Machine()
         let id = machine.makeWaiterID()
         _ = machine.register(id, waiter: "a")
-        #expect(machine.open() == ["a"])
+        #expect(machine.open(1) == ["a"])
         #expect(machine.cancel(id) == nil)
         #expect(machine.pendingCancellationCount == 0)
     }
@@ -80,7 +98,7 @@ import Testing
         var machine = Machine()
         for _ in 0..<10 { _ = machine.cancel(machine.makeWaiterID()) }
         #expect(machine.pendingCancellationCount == 10)
-        _ = machine.open()
+        _ = machine.open(1)
         #expect(machine.pendingCancellationCount == 0)
     }
 
@@ -89,15 +107,28 @@ import Testing
         _ = machine.register(machine.makeWaiterID(), waiter: "a")
         _ = machine.register(machine.makeWaiterID(), waiter: "b")
         #expect(Set(machine.shutDown()) == ["a", "b"])
-        #expect(machine.register(machine.makeWaiterID(), waiter: "c") == .resumeShutDown)
-        #expect(machine.open() == nil, "a shut-down gate never opens")
-        #expect(machine.state == .shutDown)
+        #expect(machine.register(machine.makeWaiterID(), waiter: "c").name == "shut down")
+        #expect(machine.open(1) == nil, "a shut-down gate never opens")
+        #expect(machine.outcome == nil)
     }
 
     @Test func shutDownAfterOpenFailsLaterRegistrations() {
         var machine = Machine()
-        _ = machine.open()
+        _ = machine.open(1)
         #expect(machine.shutDown().isEmpty)
-        #expect(machine.register(machine.makeWaiterID(), waiter: "a") == .resumeShutDown)
+        #expect(machine.register(machine.makeWaiterID(), waiter: "late").name == "shut down")
+    }
+}
+
+extension ReadinessStateMachine.Registration {
+    /// The registration in words, for `#expect`: it holds an error, so it is not `Equatable`.
+    fileprivate var name: String {
+        switch self {
+        case .suspend: "suspend"
+        case .resumeReady(let outcome): "ready \(outcome)"
+        case .resumeFailed: "failed"
+        case .resumeCancelled: "cancelled"
+        case .resumeShutDown: "shut down"
+        }
     }
 }

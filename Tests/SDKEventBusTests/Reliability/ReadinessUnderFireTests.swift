@@ -112,7 +112,7 @@ import Testing
                 case .cancel(let indices): for index in indices { allWaiters[index].cancel() }
                 case .advanceClock: clock.advance(by: .seconds(1))
                 case .setConfig(let index): await store.setConfig(configs[index])
-                case .shutDown: store.shutDown()
+                case .shutDown: store.shutdown()
                 }
                 for _ in 0..<yieldsBetweenSteps { await Task.yield() }
             }
@@ -127,11 +127,11 @@ import Testing
         #expect(outcomes.values.reduce(0, +) == Self.waiterCount, "every waiter resumed exactly once (seed \(seed))")
         #expect(store.waiterCount == 0, "no waiter left registered")
         #expect(clock.sleeperCount == 0, "no timer left running")
-        let becameReady = await store.config != nil
-        #expect(await store.isReady == false, "a shut-down store is not ready")
+        let becameReady = store.config != nil
+        #expect(store.isReady == false, "a shut-down store is not ready")
         #expect(readyEvents.count == (becameReady ? 1 : 0), ".ready fired once, and only if a config arrived")
         if !becameReady { #expect(outcomes[.ready] == nil, "nobody saw a readiness that never happened") }
-        if let config = await store.config { #expect(configs.contains(config)) }
+        if let config = store.config { #expect(configs.contains(config)) }
         await #expect(throws: ReadinessError.shutDown) { try await store.waitForReady() }
     }
 }

@@ -72,10 +72,10 @@ import Testing
     }
 
     @Test func gateShutDownBeforeOpeningAnnouncesNothing() {
-        let gate = ReadinessGate()
+        let gate = ReadinessGate<Int>()
         gate.shutDown()
         var announced = false
-        #expect(gate.open { announced = true } == false)
+        #expect(gate.open(1) { announced = true } == false)
         #expect(!announced, "no .ready for a store that was shut down first")
     }
 }

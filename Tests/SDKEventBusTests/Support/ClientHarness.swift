@@ -25,9 +25,9 @@
 
     /// A client of `service` on the harness's clock, retrying with ``retryPolicy``, its events logged.
     func client(
-        _ service: some ConfigFetchService,
+        _ service: some ConfigFetchService<ProjectConfig>,
         refreshInterval: Duration? = .seconds(60),
-        cache: (any ConfigCache)? = nil,
+        cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil
     ) async -> (SDKClient, EventEmitter) {
         let (client, emitter) = SDKClient.make(

@@ -19,6 +19,11 @@ final class EventLog {
 
     var names: [SystemEvent] { events.map(\.event) }
 
+    /// The payload of the first `.ready` event, if one arrived.
+    var readiness: ReadyPayload? {
+        events.lazy.compactMap { ReadyPayload($0) }.first
+    }
+
     /// Subscribes to every event of `bus`.
     func attach(to bus: EventBus) async {
         for event in SystemEvent.allCases {

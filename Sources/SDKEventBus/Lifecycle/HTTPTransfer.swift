@@ -41,7 +41,7 @@ enum HTTPTransfer {
                 }
                 guard outcome.start(continuation, task: task) else { return }
                 task.resume()
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout / .seconds(1)) {
                     outcome.finish(
                         with: .failure(
                             ConfigFetchError(code: .transport, reason: "no complete response within \(timeout)")),

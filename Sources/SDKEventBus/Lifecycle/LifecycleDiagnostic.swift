@@ -1,5 +1,5 @@
 /// A step of the SDK's configuration lifecycle, reported to
-/// ``SDKConfiguration/diagnostics`` for logs, diagnostics screens and tests.
+/// ``LifecycleConfiguration/diagnostics`` for logs, diagnostics screens and tests.
 ///
 /// ```swift
 /// var configuration = SDKConfiguration()
@@ -23,8 +23,36 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case cacheWriteFailed(ConfigCacheError)
     /// The next refresh is due in the given duration.
     case refreshScheduled(in: Duration)
+    /// The readiness policy made the SDK ready without a configuration.
+    case degradedStart(any Error)
+    /// A fetch error ended readiness for good (it adopts ``FetchRetryAdvice`` with
+    /// ``FetchRetryAdvice/endsReadiness``).
+    case readinessFailed(any Error)
+    /// A refresh was asked for ahead of schedule.
+    case refreshRequested(RefreshReason)
+    /// Periodic refreshes paused (low power mode) or resumed.
+    case refreshPaused(Bool)
     /// The lifecycle ended because the SDK shut down.
     case stopped
+
+    /// Why a refresh ran ahead of schedule.
+    public enum RefreshReason: Sendable, Hashable, CustomStringConvertible {
+        /// `refreshNow()` was called.
+        case demand
+        /// The configuration outlived its time to live when it was read.
+        case stale
+        /// The app came to the foreground with a stale configuration.
+        case foreground
+
+        /// The reason, for logs.
+        public var description: String {
+            switch self {
+            case .demand: "on demand"
+            case .stale: "configuration stale"
+            case .foreground: "app in foreground"
+            }
+        }
+    }
 
     /// A line for logs.
     public var description: String {
@@ -45,6 +73,14 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             "cache not written: \(error)"
         case .refreshScheduled(let delay):
             "next refresh in \(delay)"
+        case .degradedStart(let error):
+            "ready degraded, without a configuration: \(error)"
+        case .readinessFailed(let error):
+            "readiness failed for good: \(error)"
+        case .refreshRequested(let reason):
+            "refresh requested (\(reason))"
+        case .refreshPaused(let paused):
+            paused ? "periodic refresh paused" : "periodic refresh resumed"
         case .stopped:
             "lifecycle stopped"
         }

@@ -4,13 +4,15 @@ public import Foundation
     public import FoundationNetworking
 #endif
 
-/// Fetches the configuration over HTTP with `URLSession`: the real service an SDK ships.
+/// Fetches a configuration over HTTP with `URLSession`: the real service an SDK ships, for any
+/// configuration type.
 ///
 /// It sends the configured headers (an API key, say), honours a request timeout, and uses
 /// `ETag`/`If-None-Match`, so that an unchanged configuration costs a 304 and fires no event. A
-/// body is decoded with ``ProjectConfig/init(jsonData:)``, like the mock's, and failures are typed:
-/// ``ConfigFetchError`` for the transport, HTTP statuses and oversized bodies (with the retry advice
-/// the client follows), ``ConfigDecodingError`` for malformed bodies.
+/// body is decoded with ``RemoteConfiguration/decode(from:)``, like the scripted service's, off the
+/// caller's actor, and failures are typed: ``ConfigFetchError`` for the transport, HTTP statuses
+/// and oversized bodies (with the retry advice the lifecycle follows), ``ConfigDecodingError`` for
+/// malformed bodies.
 ///
 /// ```swift
 /// let service = URLSessionConfigFetchService(.init(
@@ -18,8 +20,10 @@ public import Foundation
 ///     headers: ["Authorization": "Bearer \(key)"]
 /// ))
 /// let sdk = SDKClient(fetchService: service)
+///
+/// let flags = HTTPConfigFetchService<FlagSet>(.init(url: flagsURL))   // any configuration type
 /// ```
-public final class URLSessionConfigFetchService: ConfigFetchService {
+public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFetchService {
     /// Where and how to fetch.
     public struct Configuration: Sendable {
         /// The configuration's URL.
@@ -61,7 +65,7 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
     /// The last configuration decoded and the `ETag` it came with.
     private struct Validator {
         var etag: String
-        var config: ProjectConfig
+        var config: Config
     }
 
     /// The service's configuration.
@@ -80,16 +84,18 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
         self.session = session
     }
 
-    /// Fetches the configuration; an unchanged one (304) returns the previous configuration.
+    /// Fetches the configuration, off the caller's actor; an unchanged one (304) returns the
+    /// previous configuration.
     ///
-    /// Cancelling the calling task (``SDKClient/shutdown()`` does) ends the call at once with
+    /// Cancelling the calling task (``CatalogueClient/shutdown()`` does) ends the call at once with
     /// `CancellationError`. On Apple platforms the transfer is cancelled too; on Linux it is left to
     /// end by itself within the timeout and its result is dropped, because cancelling a transfer
     /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.
     ///
     /// - Returns: The configuration served.
     /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
-    public func fetchLiveConfig() async throws -> ProjectConfig {
+    @concurrent
+    public func fetchLiveConfig() async throws -> Config {
         var request = URLRequest(url: configuration.url)
         request.httpMethod = "GET"
         request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
@@ -131,7 +137,7 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
                         "the body has \(max(Int64(body.count), http.expectedContentLength)) bytes; the limit is \(limit)"
                 )
             }
-            let config = try ProjectConfig(jsonData: body)
+            let config = try Config.decode(from: body)
             validator.withLock { validator in
                 validator = http.value(forHTTPHeaderField: "ETag").map { Validator(etag: $0, config: config) }
             }
@@ -149,7 +155,7 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
 
     /// The request timeout in seconds, as the platform's `URLSession` honours it.
     static func timeoutInterval(_ timeout: Duration) -> TimeInterval {
-        let interval = timeout.seconds
+        let interval = timeout / .seconds(1)
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation truncates to whole seconds, and a timeout of 0 fails at once.
             return max(1, interval.rounded(.up))
@@ -158,3 +164,6 @@ public final class URLSessionConfigFetchService: ConfigFetchService {
         #endif
     }
 }
+
+/// The built-in configuration's HTTP fetch service; see ``HTTPConfigFetchService``.
+public typealias URLSessionConfigFetchService = HTTPConfigFetchService<ProjectConfig>

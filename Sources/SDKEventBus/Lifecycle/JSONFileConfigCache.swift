@@ -1,16 +1,18 @@
 public import Foundation
 
-/// Keeps the last good configuration in a JSON file, written atomically, in a directory the caller
+/// Keeps the last good configuration in a file, written atomically, in a directory the caller
 /// chooses (an app's caches or application-support directory, say).
 ///
-/// The file is read back through ``ProjectConfig/init(jsonData:)``, so a truncated or tampered file
-/// is rejected like a malformed body, never half-applied.
+/// The file is written with ``RemoteConfiguration/encodedForCache()`` and read back through
+/// ``RemoteConfiguration/decode(from:)``, so a truncated or tampered file is rejected like a
+/// malformed body, never half-applied. The file's modification date is ``lastSaved``.
 ///
 /// ```swift
+/// let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
 /// var configuration = SDKConfiguration()
-/// configuration.cache = FileConfigCache(directory: URL.cachesDirectory.appending(path: "MySDK"))
+/// configuration.cache = FileConfigCache(directory: caches.appendingPathComponent("MySDK"))
 /// ```
-public struct FileConfigCache: ConfigCache {
+public struct JSONFileConfigCache<Config: RemoteConfiguration>: ConfigCache {
     /// The file the configuration is kept in.
     public let fileURL: URL
 
@@ -28,7 +30,7 @@ public struct FileConfigCache: ConfigCache {
     /// - Returns: The configuration, or `nil` when no file exists yet.
     /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unreadable`` or
     ///   ``ConfigCacheError/Code/corrupt``.
-    public func load() throws(ConfigCacheError) -> ProjectConfig? {
+    public func load() throws(ConfigCacheError) -> Config? {
         guard FileManager.default.fileExists(atPath: fileURL.path) else { return nil }
         let data: Data
         do {
@@ -37,7 +39,7 @@ public struct FileConfigCache: ConfigCache {
             throw ConfigCacheError(code: .unreadable, location: fileURL.path, underlying: error)
         }
         do {
-            return try ProjectConfig(jsonData: data)
+            return try Config.decode(from: data)
         } catch {
             throw ConfigCacheError(code: .corrupt, location: fileURL.path, decodingError: error)
         }
@@ -47,17 +49,23 @@ public struct FileConfigCache: ConfigCache {
     ///
     /// - Parameter config: The configuration to keep.
     /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unwritable``.
-    public func save(_ config: ProjectConfig) throws(ConfigCacheError) {
+    public func save(_ config: Config) throws(ConfigCacheError) {
         do {
             try FileManager.default.createDirectory(
                 at: fileURL.deletingLastPathComponent(),
                 withIntermediateDirectories: true
             )
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(config).write(to: fileURL, options: .atomic)
+            try config.encodedForCache().write(to: fileURL, options: .atomic)
         } catch {
             throw ConfigCacheError(code: .unwritable, location: fileURL.path, underlying: error)
         }
     }
+
+    /// When the file was last written, from its modification date.
+    public var lastSaved: Date? {
+        (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate] as? Date
+    }
 }
+
+/// The built-in configuration's file cache; see ``JSONFileConfigCache``.
+public typealias FileConfigCache = JSONFileConfigCache<ProjectConfig>

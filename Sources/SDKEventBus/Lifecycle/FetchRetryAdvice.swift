@@ -20,4 +20,13 @@ public protocol FetchRetryAdvice: Error {
     /// How long the server asked the client to wait, if it did; the client waits at least this long
     /// (at most a day).
     var retryAfter: Duration? { get }
+
+    /// Whether the error ends readiness for good (an invalid SDK key, say): every current and later
+    /// `ready()` then throws it, and the lifecycle stops fetching. `false` unless the error says so.
+    var endsReadiness: Bool { get }
+}
+
+extension FetchRetryAdvice {
+    /// Errors end readiness only when they say so.
+    public var endsReadiness: Bool { false }
 }

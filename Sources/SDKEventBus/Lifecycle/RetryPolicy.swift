@@ -9,7 +9,13 @@
 /// let policy = RetryPolicy(initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(60), jitter: 0.2)
 /// // failures 1, 2, 3, … wait about 1 s, 2 s, 4 s, … 60 s, each shortened by up to 20 %.
 /// ```
+///
+/// No wait is ever shorter than ``minimumDelay`` (100 ms), whatever the settings and the jitter, so
+/// that a misconfigured policy cannot hammer the configuration server in a loop.
 public struct RetryPolicy: Sendable, Hashable {
+    /// The shortest wait after a failure: 100 ms.
+    public static let minimumDelay: Duration = .milliseconds(100)
+
     /// The wait after the first failure.
     public var initialDelay: Duration
     /// How much each further consecutive failure multiplies the wait.
@@ -22,9 +28,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Creates a policy.
     ///
     /// - Parameters:
-    ///   - initialDelay: The wait after the first failure.
+    ///   - initialDelay: The wait after the first failure, at least ``minimumDelay``.
     ///   - multiplier: How much each further consecutive failure multiplies the wait (at least 1).
-    ///   - maximumDelay: The longest wait, at most a day.
+    ///   - maximumDelay: The longest wait, from `initialDelay` to a day.
     ///   - jitter: The largest fraction, from 0 to 1, by which a wait is randomly shortened.
     public init(
         initialDelay: Duration = .seconds(1),
@@ -32,9 +38,10 @@ public struct RetryPolicy: Sendable, Hashable {
         maximumDelay: Duration = .seconds(60),
         jitter: Double = 0.2
     ) {
-        self.initialDelay = max(initialDelay, .zero)
+        let day = Duration.seconds(86_400)
+        self.initialDelay = min(max(initialDelay, Self.minimumDelay), day)
         self.multiplier = multiplier.isFinite ? max(multiplier, 1) : 2
-        self.maximumDelay = min(max(maximumDelay, .zero), .seconds(86_400))
+        self.maximumDelay = min(max(maximumDelay, self.initialDelay), day)
         self.jitter = jitter.isFinite ? min(max(jitter, 0), 1) : 0.2
     }
 
@@ -43,11 +50,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// - Parameters:
     ///   - failures: How many fetches in a row have failed, from 1.
     ///   - random: A number in `0..<1` that picks the jitter; the SDK passes a random one.
-    /// - Returns: How long to wait before fetching again.
+    /// - Returns: How long to wait before fetching again, at least ``minimumDelay``.
     public func delay(afterFailures failures: Int, random: Double) -> Duration {
         // In seconds, clamped to the cap before converting back, so no product can overflow.
-        let maximum = maximumDelay.seconds
-        var delay = min(initialDelay.seconds, maximum)
+        let maximum = maximumDelay / .seconds(1)
+        var delay = min(initialDelay / .seconds(1), maximum)
         var steps = max(failures, 1) - 1
         // Stops once the delay stops growing (at the cap, or with a multiplier of 1), so even
         // `Int.max` failures take a few dozen steps.
@@ -58,6 +65,6 @@ public struct RetryPolicy: Sendable, Hashable {
             steps -= 1
         }
         let unit = random.isFinite ? min(max(random, 0), 1) : 0
-        return .seconds(delay * (1 - jitter * unit))
+        return max(.seconds(delay * (1 - jitter * unit)), Self.minimumDelay)
     }
 }

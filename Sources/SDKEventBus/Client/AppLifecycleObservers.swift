@@ -1,0 +1,40 @@
+import Foundation
+
+#if canImport(UIKit)
+    import UIKit
+#endif
+
+/// Forwards the app's foreground and low-power notifications to a lifecycle, where the platform
+/// has them (UIKit); elsewhere it observes nothing, and the SDK calls `handle(_:)` itself.
+///
+/// The logic they trigger is in ``ConfigLifecycle/handle(_:)``, tested on every platform.
+final class AppLifecycleObservers: Sendable {
+    private let tokens: [any NSObjectProtocol & Sendable]
+
+    init(_ forward: @escaping @Sendable (AppLifecycleEvent) -> Void) {
+        #if canImport(UIKit) && !os(watchOS)
+            let center = NotificationCenter.default
+            tokens = [
+                center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) {
+                    _ in
+                    forward(.willEnterForeground)
+                },
+                center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) {
+                    _ in
+                    forward(.didEnterBackground)
+                },
+                center.addObserver(forName: .NSProcessInfoPowerStateDidChange, object: nil, queue: nil) { _ in
+                    forward(.lowPowerModeChanged(isEnabled: ProcessInfo.processInfo.isLowPowerModeEnabled))
+                },
+            ]
+            if ProcessInfo.processInfo.isLowPowerModeEnabled { forward(.lowPowerModeChanged(isEnabled: true)) }
+        #else
+            _ = forward
+            tokens = []
+        #endif
+    }
+
+    deinit {
+        for token in tokens { NotificationCenter.default.removeObserver(token) }
+    }
+}

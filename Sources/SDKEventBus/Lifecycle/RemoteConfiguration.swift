@@ -1,0 +1,143 @@
+public import Foundation
+
+/// A configuration an SDK fetches, stores, caches and compares: the `Config` of a
+/// ``LifecycleCatalogue``.
+///
+/// A `Codable` type only declares the conformance: bodies are then decoded strictly (see
+/// ``decode(from:)``) and cached as JSON.
+///
+/// ```swift
+/// struct FlagSet: RemoteConfiguration, Codable {
+///     var flags: [String: Flag]
+/// }
+/// ```
+///
+/// Change detection uses `==`: a configuration equal to the current one fires nothing.
+public protocol RemoteConfiguration: Sendable, Equatable {
+    /// Decodes a body as served, rejecting anything malformed with an error that says what is wrong
+    /// and where.
+    ///
+    /// Every fetch service, the scripted one included, and the file cache decode with it, so a
+    /// malformed body is rejected the same way wherever it comes from. It runs on the caller's
+    /// thread; from async code use ``decoded(from:)``, which never runs on the caller's actor.
+    ///
+    /// - Parameter body: The body as served.
+    /// - Returns: The configuration.
+    /// - Throws: ``ConfigDecodingError``.
+    static func decode(from body: Data) throws(ConfigDecodingError) -> Self
+
+    /// Encodes the configuration for a cache, in a form ``decode(from:)`` reads back.
+    ///
+    /// - Returns: The bytes to store.
+    /// - Throws: An `EncodingError` when the configuration cannot be encoded.
+    func encodedForCache() throws -> Data
+
+    /// How deep objects and arrays may nest in a body; 128 unless the type says otherwise.
+    static var maximumNestingDepth: Int { get }
+}
+
+extension RemoteConfiguration {
+    /// 128 levels: real configurations nest about ten (rules within rules); free-form JSON values
+    /// need the margin.
+    public static var maximumNestingDepth: Int { 128 }
+
+    /// Decodes a body off the caller's actor: the entry point for async code, so that validating
+    /// and decoding a large body never blocks the main actor.
+    ///
+    /// - Parameter body: The body as served.
+    /// - Returns: The configuration.
+    /// - Throws: ``ConfigDecodingError``.
+    @concurrent
+    public static func decoded(from body: Data) async throws(ConfigDecodingError) -> Self {
+        try decode(from: body)
+    }
+}
+
+extension RemoteConfiguration where Self: Decodable {
+    /// Decodes a JSON body strictly, then with `JSONDecoder`.
+    ///
+    /// The body must be UTF-8 JSON without a byte order mark, with no duplicate keys, nested at most
+    /// ``maximumNestingDepth`` deep, and with every required field present and of the right type.
+    /// Syntax errors name the line, column and byte; decoding errors the JSON path.
+    ///
+    /// - Parameter body: The body as served.
+    /// - Returns: The configuration.
+    /// - Throws: ``ConfigDecodingError``.
+    public static func decode(from body: Data) throws(ConfigDecodingError) -> Self {
+        try JSONSyntaxValidator.validate(body, maximumDepth: maximumNestingDepth)
+        do {
+            return try JSONDecoder().decode(Self.self, from: body)
+        } catch let error as DecodingError {
+            throw ConfigDecodingError(error)
+        } catch {
+            throw ConfigDecodingError(code: .invalidValue, reason: "\(error)")
+        }
+    }
+}
+
+extension RemoteConfiguration where Self: Encodable {
+    /// Encodes the configuration as JSON.
+    ///
+    /// - Returns: The JSON bytes.
+    /// - Throws: An `EncodingError`, for example for a non-finite number.
+    public func encodedForCache() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+}
+
+extension ConfigDecodingError {
+    /// Translates the decoder's error into one that names the path and the expectation in words.
+    init(_ error: DecodingError) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(
+                code: .missingField,
+                path: Self.path(context.codingPath + [key]),
+                reason: "the required field \"\(key.stringValue)\" is missing"
+            )
+        case .valueNotFound(let type, let context) where context.codingPath.isEmpty:
+            self.init(code: .wrongType, reason: "expected \(Self.describe(type)), found null")
+        case .valueNotFound(let type, let context):
+            self.init(
+                code: .missingField,
+                path: Self.path(context.codingPath),
+                reason: "expected \(Self.describe(type)), found null"
+            )
+        case .typeMismatch(let type, let context):
+            self.init(
+                code: .wrongType,
+                path: Self.path(context.codingPath),
+                reason: "expected \(Self.describe(type)); \(context.debugDescription)"
+            )
+        case .dataCorrupted(let context):
+            self.init(code: .invalidValue, path: Self.path(context.codingPath), reason: context.debugDescription)
+        @unknown default:
+            self.init(code: .invalidValue, reason: "\(error)")
+        }
+    }
+
+    /// A coding path as `experiences[0].variations[1].traffic_allocation`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Double.Type, is Int.Type: "a number"
+        case is Bool.Type: "a boolean"
+        case is [Any].Type: "an array"
+        default: type == [String: Any].self ? "an object" : "a value of type \(type)"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// A catalogue whose SDK loads a configuration: it names the configuration type and the payloads
+/// that announce readiness and changes, so that the store, the lifecycle and the client run for it.
+///
+/// ```swift
+/// extension FlagEvent: LifecycleCatalogue {
+///     typealias Config = FlagSet
+///
+///     static func readyPayload(_ readiness: Readiness) -> FlagEventPayload {
+///         .initialized
+///     }
+///
+///     static func configUpdatedPayload(_ update: ConfigUpdate<FlagSet>) -> FlagEventPayload? {
+///         let changed = update.current.keysChanged(since: update.previous)
+///         return changed.isEmpty ? nil : .flagsChanged(changedKeys: changed)
+///     }
+/// }
+/// ```
+///
+/// The built-in catalogue announces ``SystemEvent/ready`` and ``SystemEvent/configUpdated`` with a
+/// diff of ``ProjectConfig``.
+public protocol LifecycleCatalogue: EventCatalogue {
+    /// The configuration the SDK fetches, stores and caches.
+    associatedtype Config: RemoteConfiguration
+
+    /// The payload that announces that the SDK became ready.
+    ///
+    /// - Parameter readiness: How it became ready.
+    /// - Returns: The payload to fire, once.
+    static func readyPayload(_ readiness: Readiness) -> Payload
+
+    /// The payload that announces a new configuration, or `nil` to announce nothing.
+    ///
+    /// Called only when the new configuration differs from the previous one (`!=`).
+    ///
+    /// - Parameter update: The previous and the new configuration.
+    /// - Returns: The payload to fire, or `nil`.
+    static func configUpdatedPayload(_ update: ConfigUpdate<Config>) -> Payload?
+}

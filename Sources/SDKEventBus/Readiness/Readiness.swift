@@ -1,0 +1,78 @@
+public import Foundation
+
+/// How the SDK became ready: what `ready()` returns, the same value to every caller.
+///
+/// ```swift
+/// let readiness = try await sdk.ready()
+/// switch readiness.source {
+/// case .live: break
+/// case .cache, .initial: showStaleBadge(age: readiness.configAge)
+/// case .degraded: showDefaults(because: readiness.error)
+/// }
+/// ```
+///
+/// The ready event carries the same facts (``ReadyPayload`` for the built-in catalogue).
+public struct Readiness: Sendable, CustomStringConvertible {
+    /// Where the configuration that made the SDK ready came from.
+    public enum Source: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// A live fetch.
+        case live
+        /// The cache of the last good configuration.
+        case cache
+        /// The configuration the SDK author gave to start from.
+        case initial
+        /// None: the readiness policy let the SDK start without a configuration after a failure;
+        /// ``Readiness/error`` says which.
+        case degraded
+
+        /// The source's name, for logs.
+        public var description: String { rawValue }
+    }
+
+    /// Where the configuration came from, or ``Source/degraded`` when there is none.
+    public var source: Source
+    /// How old the configuration was when the SDK became ready: zero for a live one, the time since
+    /// it was saved for a cached one; `nil` when unknown (an initial configuration, a cache that
+    /// keeps no date) or when degraded.
+    public var configAge: Duration?
+    /// For a degraded start, the error of the attempt that failed (or the deadline that passed).
+    public var error: (any Error)?
+    /// When the SDK became ready.
+    public var date: Date
+
+    /// Creates a readiness.
+    ///
+    /// - Parameters:
+    ///   - source: Where the configuration came from.
+    ///   - configAge: How old the configuration was.
+    ///   - error: For a degraded start, why.
+    ///   - date: When the SDK became ready.
+    public init(source: Source, configAge: Duration? = nil, error: (any Error)? = nil, date: Date = Date()) {
+        self.source = source
+        self.configAge = configAge
+        self.error = error
+        self.date = date
+    }
+
+    /// Whether the SDK started without a configuration.
+    public var isDegraded: Bool { source == .degraded }
+
+    /// A line for logs.
+    public var description: String {
+        var text = "ready from \(source)"
+        if let configAge { text += " (configuration \(configAge) old)" }
+        if let error { text += ": \(error)" }
+        return text
+    }
+}
+
+extension Readiness.Source {
+    /// The readiness source of a configuration from `source`.
+    init(_ source: ConfigSource) {
+        switch source {
+        case .network: self = .live
+        case .cache: self = .cache
+        case .injected: self = .initial
+        }
+    }
+}

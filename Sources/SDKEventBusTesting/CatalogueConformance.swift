@@ -1,0 +1,164 @@
+import Foundation
+public import SDKEventBus
+
+/// Checks an SDK's catalogue against its wire contract, in the SDK's own tests: the event names
+/// are unique and exactly the committed ones, every sample payload maps to its event, every sample
+/// round-trips through the JSON wire form, and each event replays as declared.
+///
+/// ```swift
+/// @Test func catalogueKeepsItsWireContract() throws {
+///     try CatalogueConformance<FlagEvent>(
+///         rawValues: ["initialized", "flags.changed", "error"],
+///         replayRules: [.initialized: .sticky],
+///         samples: [.initialized, .flagsChanged(changedKeys: ["a"]), .error("boom")]
+///     ).verify()
+/// }
+/// ```
+///
+/// Commit the raw values: other platforms and analytics pipelines match on them, so a renamed or
+/// reordered event must fail a test. Works with Swift Testing and XCTest alike: ``verify()`` throws
+/// a ``Failure`` that lists every problem; ``problems`` returns them.
+public struct CatalogueConformance<Catalogue: EventCatalogue> {
+    /// The problems ``verify()`` found.
+    public struct Failure: Error, CustomStringConvertible {
+        /// Every problem, one sentence each.
+        public var problems: [String]
+
+        /// The problems, one per line.
+        public var description: String {
+            "the \(Catalogue.self) catalogue breaks its contract:\n"
+                + problems.map { "- \($0)" }.joined(separator: "\n")
+        }
+    }
+
+    /// The committed raw values, in declaration order.
+    public var rawValues: [String]
+    /// The declared replay rule of each event that replays; the others must not.
+    public var replayRules: [Catalogue: ReplayRule]
+    /// At least one payload of every event.
+    public var samples: [Catalogue.Payload]
+
+    /// Creates a check.
+    ///
+    /// - Parameters:
+    ///   - rawValues: The committed raw values, in declaration order.
+    ///   - replayRules: The declared replay rule of each event that replays.
+    ///   - samples: At least one payload of every event.
+    public init(rawValues: [String], replayRules: [Catalogue: ReplayRule] = [:], samples: [Catalogue.Payload]) {
+        self.rawValues = rawValues
+        self.replayRules = replayRules
+        self.samples = samples
+    }
+
+    /// Runs every check.
+    ///
+    /// - Throws: ``Failure`` listing every problem.
+    public func verify() throws {
+        let problems = self.problems
+        if !problems.isEmpty { throw Failure(problems: problems) }
+    }
+
+    /// Every problem found, one sentence each; empty when the catalogue keeps its contract.
+    public var problems: [String] {
+        namingProblems + sampleProblems + replayProblems + wireProblems
+    }
+
+    private var namingProblems: [String] {
+        var problems: [String] = []
+        let actual = Catalogue.allCases.map(\.rawValue)
+        let duplicates = Dictionary(grouping: actual, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        if !duplicates.isEmpty { problems.append("raw values used by more than one event: \(duplicates)") }
+        if actual != rawValues {
+            let added = actual.filter { !rawValues.contains($0) }
+            let removed = rawValues.filter { !actual.contains($0) }
+            var detail: [String] = []
+            if !added.isEmpty { detail.append("not committed: \(added)") }
+            if !removed.isEmpty { detail.append("missing: \(removed)") }
+            if added.isEmpty, removed.isEmpty { detail.append("order changed") }
+            problems.append(
+                "the raw values \(actual) differ from the committed \(rawValues) (\(detail.joined(separator: "; ")))")
+        }
+        for event in Catalogue.allCases where Catalogue(rawValue: event.rawValue) != event {
+            problems.append("\"\(event.rawValue)\" does not decode back to \(event)")
+        }
+        return problems
+    }
+
+    private var sampleProblems: [String] {
+        let covered = Set(samples.map(\.event))
+        return Catalogue.allCases.filter { !covered.contains($0) }.map { "no sample payload of \($0.rawValue)" }
+    }
+
+    /// Fires each event's sample before subscribing late, in every way, on a fresh bus with
+    /// immediate delivery, and checks who gets it.
+    private var replayProblems: [String] {
+        var problems: [String] = []
+        for event in Catalogue.allCases {
+            let declared = replayRules[event] ?? .none
+            if event.replayRule != declared {
+                problems.append("\(event.rawValue) replays \(event.replayRule), declared \(declared)")
+            }
+            guard let sample = samples.first(where: { $0.event == event }) else { continue }
+            let (bus, emitter) = CatalogueBus<Catalogue>.makeBus()
+            emitter.fire(sample)
+            let plain = Count()
+            let asking = Count()
+            let early = Count()
+            _ = bus.on(event, delivery: .immediate) { _ in plain.add() }
+            _ = bus.on(event, delivery: .immediate, replayLatest: true) { _ in asking.add() }
+            let expected: (plain: Int, asking: Int) =
+                switch event.replayRule {
+                case .none: (0, 0)
+                case .sticky: (1, 1)
+                case .latestOnRequest: (0, 1)
+                }
+            if (plain.value, asking.value) != expected {
+                problems.append(
+                    "a late \(event.rawValue) listener got \(plain.value) replay(s) (\(asking.value) when asking); "
+                        + "its rule \(event.replayRule) promises \(expected.plain) (\(expected.asking) when asking)")
+            }
+            _ = bus.on(event, delivery: .immediate) { _ in early.add() }
+            emitter.fire(sample)
+            if plain.value != expected.plain + 1 || early.value != 1 {
+                problems.append("a fire of \(event.rawValue) after subscribing was not delivered exactly once")
+            }
+            emitter.shutdown()
+        }
+        return problems
+    }
+
+    private var wireProblems: [String] {
+        guard let codable = Catalogue.Payload.self as? any WireCodablePayload.Type else { return [] }
+        func check<Payload: WireCodablePayload>(_: Payload.Type) -> [String] {
+            samples.compactMap { sample -> String? in
+                let payload = sample as! Payload
+                do {
+                    let bytes = try payload.wireJSON()
+                    let decoded = try Payload(wireJSON: bytes)
+                    guard decoded.event.rawValue == payload.event.rawValue else {
+                        return "a \(payload.event.rawValue) sample decodes as \(decoded.event.rawValue)"
+                    }
+                    guard try decoded.wireJSON() == bytes else {
+                        return "a \(payload.event.rawValue) sample does not round-trip: "
+                            + String(decoding: bytes, as: UTF8.self)
+                    }
+                    let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+                    guard object?["event"] as? String == payload.event.rawValue else {
+                        return "a \(payload.event.rawValue) sample's wire form does not name its event by its raw value"
+                    }
+                    return nil
+                } catch {
+                    return "a \(payload.event.rawValue) sample fails the wire form: \(error)"
+                }
+            }
+        }
+        return check(codable)
+    }
+}
+
+/// A counter a callback bumps.
+private final class Count: Sendable {
+    private let count = LockedValue(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
+}
