@@ -390,12 +390,17 @@ struct JSONSyntaxValidator {
             guard let digit = peek(), isDigit(digit) else { throw syntaxError("expected a digit after '.'") }
             skipDigits()
         }
+        var hasExponent = false
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            hasExponent = true
             position += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
             guard let digit = peek(), isDigit(digit) else { throw syntaxError("expected a digit in the exponent") }
             skipDigits()
         }
+        // Without an exponent, a number of at most 308 characters is below 10^308 and so finite:
+        // only longer numbers, and numbers with an exponent, need parsing to tell.
+        guard hasExponent || position - start > 308 else { return }
         let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(literal), value.isFinite else {
             throw ConfigDecodingError(
