@@ -163,6 +163,7 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    registerDecodingBenchmarks()
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))

@@ -7,13 +7,29 @@ import struct Foundation.Data
 /// cannot overflow the stack), strict (RFC 8259: no leading zeros, no lone surrogates, no control
 /// characters in strings), rejects duplicate keys, and reports the byte, line, column and JSON
 /// path of the first problem. What remains for the decoder is types and required fields.
+///
+/// It is linear in the size of the body. The keys seen so far live in one ``JSONKeyTable`` for the
+/// whole body, each with the object it belongs to, so that a key costs one insertion whatever the
+/// size of its object, and the container stack holds only plain values. Only a key with escapes
+/// is decoded. The JSON path and the line and column are worked out only for an error.
 struct JSONSyntaxValidator {
-    /// A container being scanned: its keys so far (objects) or its next index (arrays).
+    /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
-        /// Keys compare by their UTF-8 bytes: "é" and "e\u{301}" are different keys in JSON even
-        /// though Swift strings call them equal.
-        case object(keys: Set<[UInt8]>, currentKey: String?)
+        /// An object, numbered in the order objects open, with the key whose value is being
+        /// scanned (`nil` before the first key).
+        case object(ordinal: Int, currentKey: StringSpan?)
+        /// An array, with the index of the element being scanned.
         case array(nextIndex: Int)
+    }
+
+    /// Where a string's contents lie in the body, between its quotes.
+    private struct StringSpan {
+        /// The offset of the first byte after the opening quote.
+        var start: Int
+        /// The offset of the closing quote.
+        var end: Int
+        /// Whether the contents hold a backslash escape, and so differ from their decoded bytes.
+        var hasEscapes: Bool
     }
 
     /// What the scanner expects next.
@@ -30,10 +46,15 @@ struct JSONSyntaxValidator {
     private let maximumDepth: Int
     private var position = 0
     private var stack: [Container] = []
+    /// Every key seen so far, in every object.
+    private var keys: JSONKeyTable
+    /// How many objects have opened so far: the next object's ordinal.
+    private var openedObjects = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.keys = JSONKeyTable(body: bytes)
     }
 
     /// Validates `bytes`.
@@ -99,7 +120,8 @@ struct JSONSyntaxValidator {
         guard let byte = peek() else { throw syntaxError("unexpected end of body; expected a value") }
         switch byte {
         case UInt8(ascii: "{"):
-            try open(.object(keys: [], currentKey: nil))
+            try open(.object(ordinal: openedObjects, currentKey: nil))
+            openedObjects += 1
             return .firstKeyOrEnd
         case UInt8(ascii: "["):
             try open(.array(nextIndex: 0))
@@ -110,7 +132,7 @@ struct JSONSyntaxValidator {
             }
             return .value
         case UInt8(ascii: "\""):
-            _ = try scanString(keepingContents: false)
+            try scanString()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             try scanNumber()
         case UInt8(ascii: "t"):
@@ -176,16 +198,20 @@ struct JSONSyntaxValidator {
                 peek() == nil ? "unexpected end of body; expected an object key" : "expected a string key")
         }
         let keyStart = position
-        let key = try scanString(keepingContents: true) ?? ""
-        guard case .object(var keys, _) = stack[stack.count - 1] else { return .colon }
-        let (inserted, _) = keys.insert(Array(key.utf8))
-        stack[stack.count - 1] = .object(keys: keys, currentKey: key)
+        let key = try scanString()
+        guard case .object(let ordinal, _) = stack[stack.count - 1] else { return .colon }
+        stack[stack.count - 1] = .object(ordinal: ordinal, currentKey: key)
+        let contents = UnsafeBufferPointer(rebasing: bytes[key.start..<key.end])
+        let inserted =
+            key.hasEscapes
+            ? keys.insert(object: ordinal) { Self.appendDecodedUTF8(contents, to: &$0) }
+            : keys.insert(object: ordinal, bodyRange: key.start..<key.end)
         guard inserted else {
             throw ConfigDecodingError(
                 code: .duplicateKey,
                 path: path,
                 location: location(of: keyStart),
-                reason: "the key \"\(key)\" appears twice in the same object"
+                reason: "the key \"\(string(key))\" appears twice in the same object"
             )
         }
         return .colon
@@ -195,8 +221,9 @@ struct JSONSyntaxValidator {
 
     /// Scans a string starting at its opening quote.
     ///
-    /// - Returns: The string's decoded contents when `keepingContents`, else `nil`.
-    private mutating func scanString(keepingContents: Bool) throws(ConfigDecodingError) -> String? {
+    /// - Returns: Where the string's contents lie; nothing is decoded.
+    @discardableResult
+    private mutating func scanString() throws(ConfigDecodingError) -> StringSpan {
         position += 1
         let contentStart = position
         var hasEscapes = false
@@ -204,8 +231,7 @@ struct JSONSyntaxValidator {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
-                let contents =
-                    keepingContents ? decodeString(from: contentStart, to: position, hasEscapes: hasEscapes) : nil
+                let contents = StringSpan(start: contentStart, end: position, hasEscapes: hasEscapes)
                 position += 1
                 return contents
             case UInt8(ascii: "\\"):
@@ -258,7 +284,7 @@ struct JSONSyntaxValidator {
     private mutating func scanHexQuad() throws(ConfigDecodingError) -> UInt16 {
         var value: UInt16 = 0
         for _ in 0..<4 {
-            guard let byte = peek(), let digit = hexValue(byte) else {
+            guard let byte = peek(), let digit = Self.hexValue(byte) else {
                 throw syntaxError("expected four hexadecimal digits after \\u")
             }
             value = value << 4 | UInt16(digit)
@@ -300,11 +326,18 @@ struct JSONSyntaxValidator {
         position += length
     }
 
-    /// Decodes a string's contents, already validated, between its quotes.
-    private func decodeString(from start: Int, to end: Int, hasEscapes: Bool) -> String {
-        let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        guard hasEscapes else { return String(decoding: raw, as: UTF8.self) }
+    /// Decodes a scanned string's contents.
+    private func string(_ span: StringSpan) -> String {
+        let contents = UnsafeBufferPointer(rebasing: bytes[span.start..<span.end])
+        guard span.hasEscapes else { return String(decoding: contents, as: UTF8.self) }
         var utf8: [UInt8] = []
+        Self.appendDecodedUTF8(contents, to: &utf8)
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Decodes a string's contents, already validated, between its quotes, appending the UTF-8
+    /// bytes to `utf8`.
+    private static func appendDecodedUTF8(_ raw: UnsafeBufferPointer<UInt8>, to utf8: inout [UInt8]) {
         var index = raw.startIndex
         func hexQuad(at offset: Int) -> UInt32 {
             raw[offset..<offset + 4].reduce(0) { $0 << 4 | UInt32(hexValue($1) ?? 0) }
@@ -330,11 +363,12 @@ struct JSONSyntaxValidator {
                     scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad(at: index + 2) - 0xDC00)
                     index += 6
                 }
-                utf8.append(contentsOf: Unicode.Scalar(scalar).map { Array(String($0).utf8) } ?? [])
+                if let scalar = Unicode.Scalar(scalar) {
+                    UTF8.encode(scalar) { utf8.append($0) }
+                }
             default: utf8.append(escaped)
             }
         }
-        return String(decoding: utf8, as: UTF8.self)
     }
 
     // MARK: Numbers and literals
@@ -356,12 +390,17 @@ struct JSONSyntaxValidator {
             guard let digit = peek(), isDigit(digit) else { throw syntaxError("expected a digit after '.'") }
             skipDigits()
         }
+        var hasExponent = false
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            hasExponent = true
             position += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
             guard let digit = peek(), isDigit(digit) else { throw syntaxError("expected a digit in the exponent") }
             skipDigits()
         }
+        // Without an exponent, a number of at most 308 characters is below 10^308 and so finite:
+        // only longer numbers, and numbers with an exponent, need parsing to tell.
+        guard hasExponent || position - start > 308 else { return }
         let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(literal), value.isFinite else {
             throw ConfigDecodingError(
@@ -413,7 +452,7 @@ struct JSONSyntaxValidator {
     private func peek(at index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
     private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
-    private func hexValue(_ byte: UInt8) -> UInt8? {
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -432,7 +471,9 @@ struct JSONSyntaxValidator {
         var text = ""
         for container in stack {
             switch container {
-            case .object(_, let key?): text += text.isEmpty ? key : ".\(key)"
+            case .object(_, let span?):
+                let key = string(span)
+                text += text.isEmpty ? key : ".\(key)"
             case .object(_, nil): break
             case .array(let index): text += "[\(index)]"
             }

@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import SDKEventBus
+
+@Suite struct JSONSyntaxValidatorTests {
+    /// The error validating `json` throws, or `nil` when it is valid.
+    private func validationError(
+        _ json: String, maximumDepth: Int = ProjectConfig.maximumNestingDepth
+    ) -> ConfigDecodingError? {
+        do {
+            try JSONSyntaxValidator.validate(Data(json.utf8), maximumDepth: maximumDepth)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// `{"k0":0,"k1":1,…}` with `count` members, the one at `index` replaced by `replacement`.
+    private func wideObject(count: Int, replacing index: Int? = nil, with replacement: String = "") -> String {
+        var members = (0..<count).map { #""k\#($0)":\#($0)"# }
+        if let index { members[index] = replacement }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    // MARK: Duplicate keys
+
+    @Test func duplicateKeyIsFoundAtEveryDepth() throws {
+        for depth in 1...ProjectConfig.maximumNestingDepth {
+            let outer = depth - 1
+            let body =
+                String(repeating: #"{"k":"#, count: outer) + #"{"x":1,"x":2}"# + String(repeating: "}", count: outer)
+            let error = try #require(validationError(body), "depth \(depth)")
+            #expect(error.code == .duplicateKey)
+            #expect(error.path == (Array(repeating: "k", count: outer) + ["x"]).joined(separator: "."))
+            #expect(error.location == .init(byteOffset: outer * 5 + 7, line: 1, column: outer * 5 + 8))
+            #expect(error.reason == #"the key "x" appears twice in the same object"#)
+        }
+    }
+
+    @Test func duplicateKeyInsideArraysNamesItsPath() throws {
+        let error = try #require(validationError(#"[{"a":[0,{"b":{"c":1,"c":2}}]}]"#))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "[0].a[1].b.c")
+        #expect(error.location?.byteOffset == 21)
+    }
+
+    @Test func duplicateIsFoundAsTheThirtyThousandthOfFortyThousandKeys() throws {
+        // The 30,000th key repeats the 18th.
+        let body = wideObject(count: 40_000, replacing: 29_999, with: #""k17":0"#)
+        let error = try #require(validationError(body))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "k17")
+        let offset = try #require(body.utf8.firstRange(of: #","k17":0"#.utf8)).lowerBound
+        let byteOffset = body.utf8.distance(from: body.utf8.startIndex, to: offset) + 1
+        #expect(error.location == .init(byteOffset: byteOffset, line: 1, column: byteOffset + 1))
+        #expect(error.reason == #"the key "k17" appears twice in the same object"#)
+    }
+
+    @Test func duplicateSpelledWithAnEscapeIsFoundAmongFortyThousandKeys() throws {
+        let body = wideObject(count: 40_000, replacing: 29_999, with: #""\u006b17":0"#)
+        let error = try #require(validationError(body))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "k17")
+        #expect(error.reason == #"the key "k17" appears twice in the same object"#)
+    }
+
+    @Test func fortyThousandDistinctKeysAreAccepted() throws {
+        #expect(validationError(wideObject(count: 40_000)) == nil)
+        let body =
+            #"{"account_id":"1","project":{"id":"1","name":"n"},"experiences":[],"extra":"#
+            + wideObject(count: 40_000) + "}"
+        #expect(try ProjectConfig(jsonData: Data(body.utf8)).accountId == "1")
+    }
+
+    /// Two spellings of one key, and the key they decode to.
+    static let sameKeys: [(first: String, second: String, decoded: String)] = [
+        (#""a""#, #""\u0061""#, "a"),
+        (#""\u0061""#, #""a""#, "a"),
+        (#""é""#, #""\u00e9""#, "é"),
+        (#""\u00E9""#, #""\u00e9""#, "é"),
+        (#""😀""#, #""\ud83d\ude00""#, "😀"),
+        (#""\"""#, #""\u0022""#, "\""),
+        (#""/""#, #""\/""#, "/"),
+        (#""\n""#, #""\u000a""#, "\n"),
+        (#""a\\b""#, #""a\u005cb""#, "a\\b"),
+        (#""""#, #""""#, ""),
+    ]
+
+    @Test(arguments: sameKeys)
+    func keysThatDecodeToTheSameBytesAreDuplicates(first: String, second: String, decoded: String) throws {
+        let body = "{" + first + ":1," + second + ":2}"
+        let error = try #require(validationError(body), "\(body)")
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == decoded)
+        let byteOffset = 1 + first.utf8.count + 3
+        #expect(error.location == .init(byteOffset: byteOffset, line: 1, column: byteOffset + 1))
+        #expect(error.reason == "the key \"\(decoded)\" appears twice in the same object")
+    }
+
+    /// Keys that decode to different bytes, though some are equal as Swift strings.
+    static let differentKeys: [(first: String, second: String)] = [
+        (#""é""#, #""e\u0301""#),
+        (#""\u00e9""#, #""e\u0301""#),
+        (#""é""#, "\"e\u{301}\""),
+        (#""a""#, #""A""#),
+        (#""a""#, #""a ""#),
+        (#""a""#, #""ab""#),
+        (#""\u0061""#, #""\u0061b""#),
+        (#""""#, #"" ""#),
+    ]
+
+    @Test(arguments: differentKeys)
+    func keysThatDecodeToDifferentBytesAreDistinct(first: String, second: String) {
+        #expect(validationError("{" + first + ":1," + second + ":2}") == nil)
+    }
+
+    @Test(arguments: [
+        #"[{"a":1},{"a":1}]"#,
+        #"{"x":{"a":1},"y":{"a":1}}"#,
+        #"{"a":{"a":{"a":1}}}"#,
+        #"{"a":{"b":1},"b":2}"#,
+        #"[{"a":1,"b":{"a":1}},{"a":1,"b":{"a":1}}]"#,
+        #"{"a":[{"a":1},{"a":1}],"b":{"a":[{"a":1}]}}"#,
+    ])
+    func sameKeyInDifferentObjectsIsNoDuplicate(body: String) {
+        #expect(validationError(body) == nil)
+    }
+
+    @Test func parentStillFindsItsDuplicateAfterANestedObjectCloses() throws {
+        let error = try #require(validationError(#"{"a":{"b":1},"b":2,"a":3}"#))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "a")
+        #expect(error.location?.byteOffset == 19)
+    }
+
+    @Test func duplicateInALaterSiblingIsFound() throws {
+        let error = try #require(validationError(#"[{"a":1},{"a":1,"a":2}]"#))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == "[1].a")
+        #expect(error.location?.byteOffset == 16)
+    }
+
+    // MARK: Paths
+
+    @Test func pathNamesAKeyDecodedFromEscapes() throws {
+        let error = try #require(validationError(#"{"\u0061":{"b\/c":tru}}"#))
+        #expect(error.code == .invalidSyntax)
+        #expect(error.path == "a.b/c")
+        #expect(error.location?.byteOffset == 18)
+    }
+
+    // MARK: Nesting
+
+    @Test func nestingAtTheLimitIsAcceptedAndOneDeeperIsRejected() throws {
+        let limit = ProjectConfig.maximumNestingDepth
+        #expect(validationError(String(repeating: "[", count: limit) + String(repeating: "]", count: limit)) == nil)
+        let objects = String(repeating: #"{"k":"#, count: limit - 1) + "{}" + String(repeating: "}", count: limit - 1)
+        #expect(validationError(objects) == nil)
+
+        let error = try #require(
+            validationError(String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)))
+        #expect(error.code == .nestingTooDeep)
+        #expect(error.path == String(repeating: "[0]", count: limit))
+        #expect(error.location?.byteOffset == limit)
+        #expect(error.reason == "objects and arrays are nested more than \(limit) levels deep")
+    }
+
+    @Test func tenThousandDeepBodyIsRejectedAtTheLimit() throws {
+        let body = String(repeating: #"{"k":["#, count: 5_000) + String(repeating: "]}", count: 5_000)
+        let error = try #require(validationError(body))
+        // Each `{"k":[` opens two containers: the 129th is the 65th `{`.
+        #expect(error.code == .nestingTooDeep)
+        #expect(error.path == Array(repeating: "k[0]", count: 64).joined(separator: "."))
+        #expect(error.location?.byteOffset == 64 * 6)
+    }
+
+    @Test func deepNestingIsScannedWithoutRecursion() {
+        // Far deeper than a recursive scanner's stack allows, with a limit that permits it.
+        let depth = 200_000
+        let body = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect(validationError(body, maximumDepth: depth) == nil)
+    }
+}
