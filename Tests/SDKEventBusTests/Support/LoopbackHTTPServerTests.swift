@@ -14,52 +14,79 @@ import Testing
 /// The test server's own lifecycle, seen through plain POSIX sockets: stopping it while it waits,
 /// refusing connections once stopped, surviving clients that leave early, and leaking nothing.
 ///
-/// Nothing here sleeps to let something happen: a test blocks on the operation itself, on a
-/// semaphore its handler signals, or on the server's observable state, each with a bound that fails
+/// Nothing here sleeps to let something happen: a test waits for the operation itself, for a
+/// semaphore its handler signals, or for the server's observable state, each with a bound that fails
 /// the test with a message rather than hanging it.
+///
+/// Every one of those waits, and every other call that can block (a socket's `connect`, `send` and
+/// `recv`, the server's `stop()` and deinit), runs on a thread of its own through ``offThePool(_:)``,
+/// never on the thread running the test. Swift Testing runs tests, sync ones too, on Swift
+/// concurrency's cooperative pool, which has one thread per core: two tests blocking there on a
+/// two-core machine would hold the whole pool, and every other test in the process would wait for
+/// them, under the thread sanitizer for many seconds.
 @Suite(.timeLimit(.minutes(1))) struct LoopbackHTTPServerTests {
-    @Test func stopReturnsPromptlyWhileTheAcceptLoopIsIdle() throws {
+    @Test func stopReturnsPromptlyWhileTheAcceptLoopIsIdle() async throws {
         // No request ever arrives: the accept loop is blocked waiting for one, which on Darwin
         // nothing but the server's own wake-up can end.
         let server = try LoopbackHTTPServer { _ in .init(status: 200) }
-        #expect(finishes(within: .seconds(10)) { server.stop() }, "stop() did not return: the accept loop slept on")
+        #expect(
+            await finishes(within: .seconds(10)) { server.stop() },
+            "stop() did not return: the accept loop slept on"
+        )
     }
 
-    @Test func connectionsAreRefusedOnceStopHasReturned() throws {
+    @Test func connectionsAreRefusedOnceStopHasReturned() async throws {
         let server = try LoopbackHTTPServer { _ in .init(status: 200) }
-        try PlainSocket(connectingTo: server.port).disconnect()
-        server.stop()
-        #expect(throws: POSIXError(.ECONNREFUSED)) { _ = try PlainSocket(connectingTo: server.port) }
+        try await offThePool {
+            try PlainSocket(connectingTo: server.port).disconnect()
+            server.stop()
+        }
+        await #expect(throws: POSIXError(.ECONNREFUSED)) {
+            try await offThePool { _ = try PlainSocket(connectingTo: server.port) }
+        }
     }
 
-    @Test func stoppingAgainOrFromManyThreadsAtOnceIsHarmless() throws {
+    @Test func stoppingAgainOrFromManyThreadsAtOnceIsHarmless() async throws {
         let server = try LoopbackHTTPServer { _ in .init(status: 200) }
-        server.stop()
-        server.stop()
-        #expect(throws: POSIXError(.ECONNREFUSED)) { _ = try PlainSocket(connectingTo: server.port) }
+        await offThePool {
+            server.stop()
+            server.stop()
+        }
+        await #expect(throws: POSIXError(.ECONNREFUSED)) {
+            try await offThePool { _ = try PlainSocket(connectingTo: server.port) }
+        }
 
         let shared = try LoopbackHTTPServer { _ in .init(status: 200) }
         // Every call returns only once the server has stopped, not just the one that stops it.
-        let refused = Counter()
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            shared.stop()
-            do {
-                _ = try PlainSocket(connectingTo: shared.port)
-            } catch let error as POSIXError where error.code == .ECONNREFUSED {
-                refused.increment()
-            } catch {}
+        let refused = await offThePool {
+            let refused = Counter()
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                shared.stop()
+                do {
+                    _ = try PlainSocket(connectingTo: shared.port)
+                } catch let error as POSIXError where error.code == .ECONNREFUSED {
+                    refused.increment()
+                } catch {}
+            }
+            return refused.count
         }
-        #expect(refused.count == 8)
+        #expect(refused == 8)
     }
 
-    @Test func droppingTheServerStopsIt() throws {
-        var server: LoopbackHTTPServer? = try LoopbackHTTPServer { _ in .init(status: 200) }
-        let port = try #require(server?.port)
-        server = nil
-        #expect(throws: POSIXError(.ECONNREFUSED)) { _ = try PlainSocket(connectingTo: port) }
+    @Test func droppingTheServerStopsIt() async throws {
+        // The deinit stops the server, so the only reference is dropped off the pool too.
+        let port = try await offThePool {
+            var server: LoopbackHTTPServer? = try LoopbackHTTPServer { _ in .init(status: 200) }
+            let port = server!.port
+            server = nil
+            return port
+        }
+        await #expect(throws: POSIXError(.ECONNREFUSED)) {
+            try await offThePool { _ = try PlainSocket(connectingTo: port) }
+        }
     }
 
-    @Test func stopClosesConnectionsStillSendingARequestAndLetsReceivedOnesFinish() throws {
+    @Test func stopClosesConnectionsStillSendingARequestAndLetsReceivedOnesFinish() async throws {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let server = try LoopbackHTTPServer { _ in
@@ -67,24 +94,30 @@ import Testing
             release.wait()
             return .init(status: 200, body: Data("answered".utf8))
         }
-        defer { server.stop() }
-        let unfinished = try PlainSocket(connectingTo: server.port)
-        try unfinished.write("GET /unfinished HTTP/1.1\r\n")
-        let received = try PlainSocket(connectingTo: server.port)
-        try received.write("GET /received HTTP/1.1\r\n\r\n")
+        defer { stopOffThePool(server) }
+        let (unfinished, received) = try await offThePool {
+            let unfinished = try PlainSocket(connectingTo: server.port)
+            try unfinished.write("GET /unfinished HTTP/1.1\r\n")
+            let received = try PlainSocket(connectingTo: server.port)
+            try received.write("GET /received HTTP/1.1\r\n\r\n")
+            return (unfinished, received)
+        }
         // The server accepts in order, so `unfinished` is accepted too, its thread waiting in `recv`.
-        #expect(entered.wait(timeout: .now() + 10) == .success, "the handler was never called")
+        #expect(await isSignalled(entered, within: .seconds(10)), "the handler was never called")
 
-        #expect(finishes(within: .seconds(10)) { server.stop() }, "stop() waited for the handler")
+        #expect(await finishes(within: .seconds(10)) { server.stop() }, "stop() waited for the handler")
         // The server ends the connection still sending its request: the client reads the end of it
         // (or a reset, had it still been in the backlog when the listening socket was closed), not
         // `ReceiveTimedOut`.
         do {
-            #expect(try unfinished.readToEnd().isEmpty)
+            let rest = try await offThePool { try unfinished.readToEnd() }
+            #expect(rest.isEmpty)
         } catch let error as POSIXError where error.code == .ECONNRESET {}
-        #expect(throws: POSIXError(.ECONNREFUSED)) { _ = try PlainSocket(connectingTo: server.port) }
+        await #expect(throws: POSIXError(.ECONNREFUSED)) {
+            try await offThePool { _ = try PlainSocket(connectingTo: server.port) }
+        }
         release.signal()
-        let response = String(decoding: try received.readToEnd(), as: UTF8.self)
+        let response = String(decoding: try await offThePool { try received.readToEnd() }, as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(response.hasSuffix("\r\n\r\nanswered"))
         #expect(server.receivedRequests.map(\.path) == ["/received"])
@@ -96,7 +129,9 @@ import Testing
     /// Writing to that connection must not raise `SIGPIPE`, which would kill the test process
     /// (Linux raises it for a closed peer unless told `MSG_NOSIGNAL`; Darwin for both unless the
     /// socket has `SO_NOSIGPIPE`); the server counts the response as aborted and serves on.
-    @Test(arguments: [false, true]) func clientLeavingBeforeTheResponseLeavesTheServerServing(resets: Bool) throws {
+    @Test(arguments: [false, true]) func clientLeavingBeforeTheResponseLeavesTheServerServing(
+        resets: Bool
+    ) async throws {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let server = try LoopbackHTTPServer { request in
@@ -106,40 +141,47 @@ import Testing
             // More than any socket buffer holds, so the server's writes reach the departed peer.
             return .init(status: 200, body: Data(count: 32 << 20))
         }
-        defer { server.stop() }
-        let leaving = try PlainSocket(connectingTo: server.port)
-        try leaving.write("GET /leaves HTTP/1.1\r\n\r\n")
-        #expect(entered.wait(timeout: .now() + 10) == .success, "the handler was never called")
+        defer { stopOffThePool(server) }
+        let leaving = try await offThePool {
+            let leaving = try PlainSocket(connectingTo: server.port)
+            try leaving.write("GET /leaves HTTP/1.1\r\n\r\n")
+            return leaving
+        }
+        #expect(await isSignalled(entered, within: .seconds(10)), "the handler was never called")
         leaving.disconnect(resetting: resets)
         release.signal()
         #expect(
-            eventually { server.abortedResponses == 1 },
+            await eventually { server.abortedResponses == 1 },
             "the server did not notice that the client had gone"
         )
 
-        let response = String(decoding: try PlainSocket.get("/next", port: server.port), as: UTF8.self)
+        let bytes = try await offThePool { try PlainSocket.get("/next", port: server.port) }
+        let response = String(decoding: bytes, as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(response.hasSuffix("\r\n\r\nnext"))
     }
 
-    @Test func clientClosingBeforeSendingARequestIsIgnored() throws {
+    @Test func clientClosingBeforeSendingARequestIsIgnored() async throws {
         let server = try LoopbackHTTPServer { _ in .init(status: 204) }
-        defer { server.stop() }
-        try PlainSocket(connectingTo: server.port).disconnect()
-        let response = String(decoding: try PlainSocket.get("/next", port: server.port), as: UTF8.self)
+        defer { stopOffThePool(server) }
+        try await offThePool { try PlainSocket(connectingTo: server.port).disconnect() }
+        let bytes = try await offThePool { try PlainSocket.get("/next", port: server.port) }
+        let response = String(decoding: bytes, as: UTF8.self)
         #expect(response.hasPrefix("HTTP/1.1 204 "))
         #expect(server.receivedRequests.map(\.path) == ["/next"])
     }
 
-    @Test func manyStartStopCyclesLeakNoDescriptorsOrThreads() throws {
+    @Test func manyStartStopCyclesLeakNoDescriptorsOrThreads() async throws {
         let cycles = 1_000
         let descriptorsBefore = Self.entries(of: "/proc/self/fd")
         let threadsBefore = Self.entries(of: "/proc/self/task")
-        for cycle in 0..<cycles {
-            let server = try LoopbackHTTPServer { _ in .init(status: 200) }
-            // Half the servers serve a request, read to the end: by then its connection is closed.
-            if cycle.isMultiple(of: 2) { _ = try PlainSocket.get("/", port: server.port) }
-            server.stop()
+        try await offThePool {
+            for cycle in 0..<cycles {
+                let server = try LoopbackHTTPServer { _ in .init(status: 200) }
+                // Half the servers serve a request, read to the end: by then its connection is closed.
+                if cycle.isMultiple(of: 2) { _ = try PlainSocket.get("/", port: server.port) }
+                server.stop()
+            }
         }
         // A leak adds at least one per cycle. Other suites run meanwhile and hold descriptors and
         // threads of their own (up to about 120 seen), far fewer than half the cycles.
@@ -160,34 +202,76 @@ import Testing
     }
 }
 
-/// Runs `body` on a thread of its own and waits for it at most `limit`.
+/// Runs `body`, which may block, on a thread of its own, outside Swift concurrency's cooperative
+/// pool, and suspends the caller (rather than blocking its thread) until `body` has returned.
+///
+/// A `Thread` rather than `DispatchQueue.global()`: on Linux the pool's jobs run on the threads of
+/// Dispatch's global queue, so blocking one of those holds up the pool as well until Dispatch adds a
+/// thread, which it does about once a second.
+///
+/// - Parameter body: The blocking work.
+/// - Returns: What `body` returned.
+/// - Throws: What `body` threw.
+private func offThePool<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
+        Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }.start()
+    }
+    return try result.get()
+}
+
+/// Waits for `semaphore`, off the pool, for at most `limit`.
+///
+/// - Returns: Whether `semaphore` was signalled in time.
+private func isSignalled(_ semaphore: DispatchSemaphore, within limit: Duration) async -> Bool {
+    let (seconds, attoseconds) = limit.components
+    let deadline = DispatchTime.now() + Double(seconds) + Double(attoseconds) / 1e18
+    return await offThePool { semaphore.wait(timeout: deadline) == .success }
+}
+
+/// Runs `body` on a thread of its own and waits for it, off the pool, at most `limit`.
 ///
 /// - Returns: Whether `body` returned in time; if not, it is left running.
-private func finishes(within limit: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
+private func finishes(within limit: Duration, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let done = DispatchSemaphore(value: 0)
     Thread {
         body()
         done.signal()
     }
     .start()
-    let (seconds, attoseconds) = limit.components
-    return done.wait(timeout: .now() + Double(seconds) + Double(attoseconds) / 1e18) == .success
+    return await isSignalled(done, within: limit)
 }
 
-/// Checks `condition` again and again, yielding the processor in between, for at most 10 seconds.
+/// Checks `condition` again and again, off the pool and yielding the processor in between, for at
+/// most 10 seconds.
 ///
 /// - Returns: Whether `condition` held in time.
-private func eventually(_ condition: () -> Bool) -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        sched_yield()
+private func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    await offThePool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            sched_yield()
+        }
+        return true
     }
-    return true
+}
+
+/// Stops `server` on a thread of its own, without waiting for it: for a `defer`, which cannot await.
+///
+/// `stop()` blocks until the accept loop has exited. The thread holds the server until then, so the
+/// test dropping its own reference never runs a deinit that has to wait.
+///
+/// - Parameter server: The server to stop.
+private func stopOffThePool(_ server: LoopbackHTTPServer) {
+    Thread { server.stop() }.start()
 }
 
 /// A blocking TCP client on 127.0.0.1 made of plain POSIX calls, so a test sees what the kernel says.
-private final class PlainSocket {
+///
+/// Its calls block, so tests make them through ``offThePool(_:)``. One thread uses a socket at a time:
+/// a socket passes between the test and the threads doing its work only where the continuation of
+/// ``offThePool(_:)`` orders their accesses, hence `@unchecked Sendable`.
+private final class PlainSocket: @unchecked Sendable {
     /// The server neither sent anything nor closed the connection for 10 seconds.
     struct ReceiveTimedOut: Error, CustomStringConvertible {
         var description: String { "nothing arrived for 10 seconds, and the connection is still open" }
