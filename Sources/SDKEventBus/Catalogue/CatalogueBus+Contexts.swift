@@ -45,8 +45,8 @@ extension CatalogueBus {
         let storage = self.storage
         return subscribe(event, lane: .immediate) { token in
             .erasing { (payload: Catalogue.Payload) in
-                storage.cancel(token)
                 callback(payload)
+                storage.cancel(token)
             }
         }
     }
@@ -191,8 +191,8 @@ extension CatalogueBus {
         ) { token in
             .erasing { [weak actor] (payload: Catalogue.Payload) in
                 guard let actor else { return storage.cancel(token) }
-                if once { storage.cancel(token) }
                 call(actor, payload)
+                if once { storage.cancel(token) }
             }
         }
     }

@@ -4,7 +4,9 @@ extension CatalogueBus {
     /// Subscribes `callback` to the next `event` only, on the main actor.
     ///
     /// The callback runs at most once, even when several events are already queued; the
-    /// subscription then ends by itself. The token ends it earlier.
+    /// subscription ends by itself when the callback returns (a lane never calls a listener again
+    /// before its call returns, and an `off` racing that call waits for it). The token ends it
+    /// earlier.
     ///
     /// ```swift
     /// bus.once(.ready) { _ in print("ready") }
@@ -22,8 +24,8 @@ extension CatalogueBus {
         let storage = self.storage
         return subscribe(event, lane: .mainActor) { token in
             .erasing(mainActor: { @MainActor (payload: Catalogue.Payload) in
-                storage.cancel(token)
                 callback(payload)
+                storage.cancel(token)
             })
         }
     }

@@ -134,6 +134,24 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
                 return true
             }
             if !waiting { continuation.resume() }
+            let watchers = state.withLock { state in
+                defer { state.lanes[waitFor.lane].satisfiedOffWaiterWatchers = [] }
+                return state.lanes[waitFor.lane].satisfiedOffWaiterWatchers
+            }
+            for watcher in watchers { watcher.resume() }
+        }
+    }
+
+    /// Returns once at least `count` `off` callers wait for the pass of `lane`: a hook for tests
+    /// that must know an `off` is waiting before they let the pass go on.
+    func waitForOffWaiters(_ count: Int, lane: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.lanes[lane].offWaiters.count < count else { return true }
+                state.lanes[lane].offWaiterWatchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 

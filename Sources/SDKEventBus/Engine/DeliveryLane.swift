@@ -63,7 +63,20 @@ struct DeliveryLane<Payload> {
     /// Ended entries whose callbacks the running pass may be calling: released when it moves on.
     var deferredReleases: [(bucket: ListenerBucket, position: Int)] = []
     /// `off` callers waiting for the running pass to move on.
-    var offWaiters: [CheckedContinuation<Void, Never>] = []
+    var offWaiters: [CheckedContinuation<Void, Never>] = [] {
+        didSet { offWaiterCountChanged() }
+    }
+    /// Tests waiting for `off` callers to wait; see ``BusStorage/waitForOffWaiters(_:lane:)``.
+    var offWaiterWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Watchers satisfied by a change of ``offWaiters``, to resume after unlocking.
+    var satisfiedOffWaiterWatchers: [CheckedContinuation<Void, Never>] = []
+
+    private mutating func offWaiterCountChanged() {
+        guard !offWaiterWatchers.isEmpty else { return }
+        let count = offWaiters.count
+        satisfiedOffWaiterWatchers += offWaiterWatchers.filter { $0.count <= count }.map(\.continuation)
+        offWaiterWatchers.removeAll { $0.count <= count }
+    }
     /// Buckets to compact once no pass runs.
     var bucketsDueForCompaction: [ListenerBucket] = []
 

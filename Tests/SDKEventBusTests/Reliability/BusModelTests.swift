@@ -3,9 +3,11 @@ import Testing
 
 @testable import SDKEventBus
 
-/// A seeded, model-checked workout of the bus: concurrent tasks subscribe (plain, one-shot,
-/// owner-bound), unsubscribe (`off`, synchronous `cancel`, on the main actor or not), release
-/// owners, fire and flush, and ``BusModelChecker`` checks every delivery against the rules.
+/// A seeded, model-checked workout of the bus: concurrent tasks subscribe in every delivery
+/// context (main actor, two actors, immediate; plain, one-shot, owner-bound), end subscriptions
+/// (`off` from any task, synchronous `cancel` on another thread or on the delivering executor,
+/// releasing owners), fire and flush, and ``BusModelChecker`` checks every delivery against the
+/// rules, on whatever thread it happens.
 ///
 /// The seed is printed when a check fails. Replay one with
 /// `SDKEVENTBUS_MODEL_SEED=<seed> swift test --filter BusModelTests`; change the size with
@@ -54,6 +56,7 @@ import Testing
         let (bus, emitter) = EventBus.makeBus()
         let checker = BusModelChecker()
         let modelIDs = LockedValue(0)
+        let actors = [ModelActor(), ModelActor()]
         let perTask = operations / tasks
         let liveCounts = await withTaskGroup(of: [SystemEvent: Int].self) { group in
             for task in 0..<tasks {
@@ -64,6 +67,7 @@ import Testing
                         emitter: emitter,
                         checker: checker,
                         modelIDs: modelIDs,
+                        actors: actors,
                         random: SplitMix64(seed: seed &+ UInt64(task))
                     )
                     await worker.run(operations: perTask)
@@ -75,7 +79,7 @@ import Testing
             return totals
         }
         await bus.flush()
-        var violations = await checker.violations
+        var violations = checker.violations
         for event in events {
             let counted = bus.listenerCount(for: event)
             if counted != liveCounts[event, default: 0] {
@@ -87,12 +91,20 @@ import Testing
         if bus.storage.registryFootprint != 0 {
             violations.append("storage not back to its baseline after shutdown: \(bus.storage.registryFootprint)")
         }
-        return RoundResult(violations: violations, deliveries: await checker.deliveries)
+        return RoundResult(violations: violations, deliveries: checker.deliveries)
     }
 
     /// An object that owns subscriptions; released on the main actor so that its end is atomic with
     /// delivery.
     final class Owner: Sendable {}
+
+    /// An actor that listeners are isolated to.
+    actor ModelActor {
+        /// Runs `body` isolated to the actor: where its listeners' callbacks run.
+        func run(_ body: @Sendable () -> Void) {
+            body()
+        }
+    }
 
     @MainActor
     final class OwnerBox {
@@ -101,7 +113,7 @@ import Testing
 
     /// One task's stream of operations.
     struct Worker {
-        enum Ending {
+        enum Kind {
             case plain
             case once
             case owned
@@ -111,7 +123,8 @@ import Testing
             let model: Int
             let token: EventListenerToken
             let event: SystemEvent
-            let kind: Ending
+            let kind: Kind
+            let lane: BusModelChecker.Lane
         }
 
         let task: Int
@@ -119,6 +132,7 @@ import Testing
         let emitter: EventEmitter
         let checker: BusModelChecker
         let modelIDs: LockedValue<Int>
+        let actors: [ModelActor]
         var random: SplitMix64
         var live: [Live] = []
         var nextSequence: [SystemEvent: Int] = [:]
@@ -133,12 +147,16 @@ import Testing
             for _ in 0..<operations {
                 switch Int.random(in: 0..<100, using: &random) {
                 case 0..<30: await fire()
-                case 30..<45: await subscribe(.plain)
-                case 45..<52: await subscribe(.once)
-                case 52..<60: await subscribe(.owned)
-                case 60..<70: await unsubscribe(onMain: false, synchronously: false)
-                case 70..<77: await unsubscribe(onMain: false, synchronously: true)
-                case 77..<85: await unsubscribe(onMain: true, synchronously: true)
+                case 30..<38: await subscribe(.plain, lane: .mainActor)
+                case 38..<42: await subscribe(.once, lane: .mainActor)
+                case 42..<46: await subscribe(.owned, lane: .mainActor)
+                case 46..<51: await subscribe(.plain, lane: .immediate)
+                case 51..<53: await subscribe(.once, lane: .immediate)
+                case 53..<58: await subscribe(.plain, lane: .actor(Int.random(in: 0..<2, using: &random)))
+                case 58..<60: await subscribe(.once, lane: .actor(Int.random(in: 0..<2, using: &random)))
+                case 60..<71: await end(.off)
+                case 71..<78: await end(.cancelElsewhere)
+                case 78..<85: await end(.cancelOnExecutor)
                 case 85..<90: await releaseOwner()
                 default: await flushAndCheck()
                 }
@@ -176,9 +194,9 @@ import Testing
             }
         }
 
-        mutating func subscribe(_ kind: Ending) async {
+        mutating func subscribe(_ kind: Kind, lane: BusModelChecker.Lane) async {
             guard live.count < BusModelTests.maximumLiveListenersPerTask else {
-                await unsubscribe(onMain: false, synchronously: false)
+                await end(.off)
                 return
             }
             let event = BusModelTests.events.randomElement(using: &random)!
@@ -187,45 +205,74 @@ import Testing
                 return id
             }
             let checker = self.checker
-            let state = BusModelChecker.ListenerState(
-                owner: task,
-                event: event,
-                isOnce: kind == .once,
-                firstOwnSequence: nextSequence[event, default: 0]
+            checker.register(
+                model,
+                BusModelChecker.ListenerState(
+                    owner: task,
+                    event: event,
+                    lane: lane,
+                    isOnce: kind == .once,
+                    firstOwnSequence: nextSequence[event, default: 0]
+                )
             )
-            await checker.register(model, state)
-            let token: EventListenerToken
-            switch kind {
-            case .plain:
-                token = bus.on(event) { payload in checker.delivered(Self.key(of: payload), to: model) }
-            case .once:
-                token = bus.once(event) { payload in checker.delivered(Self.key(of: payload), to: model) }
-            case .owned:
-                let owner = Owner()
-                token = bus.on(event, owner: owner) { _, payload in
-                    checker.delivered(Self.key(of: payload), to: model)
-                }
-                await ownerBox().set(owner, for: model)
+            let deliver: @Sendable (EventPayloadValue) -> Void = { payload in
+                checker.delivering(Self.key(of: payload), to: model)
+                checker.finished(model)
             }
-            await checker.setListenerID(token.listenerID, for: model)
-            live.append(Live(model: model, token: token, event: event, kind: kind))
+            let token: EventListenerToken
+            switch (kind, lane) {
+            case (.plain, .mainActor): token = bus.on(event) { deliver($0) }
+            case (.once, .mainActor): token = bus.once(event) { deliver($0) }
+            case (.owned, _):
+                let owner = Owner()
+                token = bus.on(event, owner: owner) { _, payload in deliver(payload) }
+                await ownerBox().set(owner, for: model)
+            case (.plain, .immediate): token = bus.on(event, delivery: .immediate, callback: deliver)
+            case (.once, .immediate): token = bus.once(event, delivery: .immediate, callback: deliver)
+            case (.plain, .actor(let index)):
+                token = bus.on(event, isolation: actors[index]) { _, payload in deliver(payload) }
+            case (.once, .actor(let index)):
+                token = bus.once(event, isolation: actors[index]) { _, payload in deliver(payload) }
+            }
+            checker.setListenerID(token.listenerID, for: model)
+            live.append(
+                Live(model: model, token: token, event: event, kind: kind, lane: kind == .owned ? .mainActor : lane))
         }
 
-        mutating func unsubscribe(onMain: Bool, synchronously: Bool) async {
+        enum End {
+            /// `await off`, from this task.
+            case off
+            /// Synchronous `cancel` from this task's thread, which does not deliver to it.
+            case cancelElsewhere
+            /// Synchronous `cancel` on the executor that delivers to it; `off` for the immediate lane.
+            case cancelOnExecutor
+        }
+
+        mutating func end(_ how: End) async {
             guard !live.isEmpty else { return }
             let ending = live.remove(at: Int.random(in: 0..<live.count, using: &random))
             let bus = self.bus
             let checker = self.checker
-            if onMain {
+            let model = ending.model
+            switch (how, ending.lane) {
+            case (.off, _), (.cancelOnExecutor, .immediate):
+                await bus.off(ending.token)
+                checker.endedExactly(model, by: "off")
+            case (.cancelElsewhere, _):
+                bus.cancel(ending.token)
+                checker.cancelledElsewhere(model)
+            case (.cancelOnExecutor, .mainActor):
                 await MainActor.run {
                     bus.cancel(ending.token)
-                    checker.endOnMain(ending.model)
+                    checker.endedExactly(model, by: "cancel on the main actor")
                 }
-            } else {
-                if synchronously { bus.cancel(ending.token) } else { await bus.off(ending.token) }
-                await checker.endOffMain(ending.model)
+            case (.cancelOnExecutor, .actor(let index)):
+                await actors[index].run {
+                    bus.cancel(ending.token)
+                    checker.endedExactly(model, by: "cancel on its actor")
+                }
             }
-            if ending.kind == .owned { await ownerBox().release(ending.model) }
+            if ending.kind == .owned { await ownerBox().release(model) }
         }
 
         mutating func releaseOwner() async {
@@ -235,17 +282,15 @@ import Testing
             let box = await ownerBox()
             await MainActor.run {
                 box.owners[ending.model] = nil
-                checker.endOnMain(ending.model)
+                checker.endedExactly(ending.model, by: "releasing its owner on the main actor")
             }
         }
 
         mutating func flushAndCheck() async {
             await bus.flush()
+            checker.flushed(by: task)
             let models = Set(live.filter { $0.kind != .once }.map(\.model))
-            let next = nextSequence
-            let task = self.task
-            let checker = self.checker
-            await MainActor.run { checker.checkCompleteness(owner: task, nextSequence: next, live: models) }
+            checker.checkCompleteness(owner: task, nextSequence: nextSequence, live: models)
         }
 
         /// Ends the round for this task: reports how many subscriptions it still holds per event.
@@ -260,6 +305,7 @@ import Testing
             // One-shot listeners may or may not have fired yet; end them so that counts are exact.
             for subscription in live where subscription.kind == .once {
                 await bus.off(subscription.token)
+                checker.endedExactly(subscription.model, by: "off")
             }
             return counts
         }

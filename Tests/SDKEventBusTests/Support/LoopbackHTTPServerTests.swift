@@ -202,23 +202,6 @@ import Testing
     }
 }
 
-/// Runs `body`, which may block, on a thread of its own, outside Swift concurrency's cooperative
-/// pool, and suspends the caller (rather than blocking its thread) until `body` has returned.
-///
-/// A `Thread` rather than `DispatchQueue.global()`: on Linux the pool's jobs run on the threads of
-/// Dispatch's global queue, so blocking one of those holds up the pool as well until Dispatch adds a
-/// thread, which it does about once a second.
-///
-/// - Parameter body: The blocking work.
-/// - Returns: What `body` returned.
-/// - Throws: What `body` threw.
-private func offThePool<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
-        Thread { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }.start()
-    }
-    return try result.get()
-}
-
 /// Waits for `semaphore`, off the pool, for at most `limit`.
 ///
 /// - Returns: Whether `semaphore` was signalled in time.
