@@ -25,6 +25,13 @@ let package = Package(
             dependencies: ["SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"],
             resources: [.copy("Resources")]
         ),
+        // A second SDK's catalogue (a feature-flag SDK over the flagd format), written against the
+        // public API only, running the guarantees the built-in catalogue's tests pin.
+        .testTarget(
+            name: "CustomCatalogueTests",
+            dependencies: ["SDKEventBus", "SDKEventBusTesting"],
+            resources: [.copy("Resources")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,15 +16,17 @@ final class Timeline: Sendable {
         print(String(format: "+%.3fs  %@  %@", elapsed, who.padding(toLength: 3, withPad: " ", startingAt: 0), message))
     }
 
-    /// An SDK configuration that prints each lifecycle step as it happens.
-    func configuration(refresh: Duration = .milliseconds(250), cache: (any ConfigCache<ProjectConfig>)? = nil)
-        -> SDKConfiguration
-    {
-        SDKConfiguration(
+    /// A lifecycle configuration, for any configuration type, that prints each step as it happens.
+    func configuration<Config>(
+        refresh: Duration? = .milliseconds(250),
+        cache: (any ConfigCache<Config>)? = nil,
+        describe: @escaping @Sendable (LifecycleDiagnostic) -> String = \.description
+    ) -> LifecycleConfiguration<Config> {
+        LifecycleConfiguration(
             refreshInterval: refresh,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(150), jitter: 0),
             diagnostics: { [self] step in
-                log("sdk", step.description)
+                log("sdk", describe(step))
                 sink.yield(step)
             },
             cache: cache

@@ -1,0 +1,263 @@
+import Foundation
+import SDKEventBus
+import SDKEventBusTesting
+import Testing
+
+/// The flag SDK's lifecycle through `CatalogueClient<FlagEvent>` with a scripted fetch service, on
+/// the test clock.
+@Suite(.timeLimit(.minutes(2))) struct FlagClientLifecycleTests {
+    let harness = FlagHarness()
+    var clock: TestClock { harness.clock }
+
+    static let initializedLive = FlagEventPayload.initialized(InitializedPayload(source: .live))
+
+    // MARK: Readiness
+
+    @Test func clientBecomesReadyFromTheFirstFetchAndTheFlagsAreReadable() async throws {
+        let (client, _, events) = harness.client(harness.service([.body(FlagFixtures.data)]))
+        let readiness = try await client.ready()
+        #expect(readiness.source == .live)
+        #expect(client.config == FlagFixtures.flagSet)
+        #expect(try await events.next() == [Self.initializedLive])
+        #expect(client.status.isReady)
+        await client.shutdown()
+    }
+
+    @Test func thousandConcurrentReadyCallersGetTheSameReadinessOnce() async throws {
+        let service = harness.service([.delayed(.seconds(1), .body(FlagFixtures.data))])
+        let (client, _, events) = harness.client(service)
+        let clock = self.clock
+        let readinesses = try await withThrowingTaskGroup(of: Readiness.self) { group in
+            for _ in 0..<1_000 { group.addTask { try await client.ready() } }
+            await clock.waitForSleepers(1)  // the first fetch waits for the test
+            clock.advance(by: .seconds(1))
+            return try await group.reduce(into: [Readiness]()) { $0.append($1) }
+        }
+        let first = try #require(readinesses.first)
+        #expect(readinesses.count == 1_000)
+        #expect(readinesses.allSatisfy { $0.source == .live && $0.date == first.date })
+        #expect(events.payloads == [Self.initializedLive], "initialized fired once")
+        await client.shutdown()
+    }
+
+    @Test func cancelledReadyCallerThrowsCancellationWhileOthersBecomeReady() async throws {
+        let (client, _, _) = harness.client(harness.service([.delayed(.seconds(1), .body(FlagFixtures.data))]))
+        let cancelled = Task { try await client.ready() }
+        let kept = Task { try await client.ready() }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(try await kept.value.source == .live)
+        await client.shutdown()
+    }
+
+    @Test func readyTimeoutOnTheTestClockThrowsAndALaterReadySucceeds() async throws {
+        let (client, _, _) = harness.client(harness.service([.delayed(.seconds(10), .body(FlagFixtures.data))]))
+        let clock = self.clock
+        let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
+        await clock.waitForSleepers(2)  // the fetch's 10 s and the caller's 2 s
+        clock.advance(by: .seconds(2))
+        let error = await #expect(throws: ReadinessError.self) { try await timed.value }
+        #expect(error?.code == .timedOut)
+        #expect(client.status.isReady == false, "the lifecycle keeps going")
+        clock.advance(by: .seconds(8))
+        #expect(try await client.ready().source == .live)
+        #expect(client.config == FlagFixtures.flagSet)
+        await client.shutdown()
+    }
+
+    @Test func degradedPolicyMakesTheClientReadyWithoutFlagsAndTheFirstSetNamesEveryFlag() async throws {
+        let failure = ScriptedFlagService.SimulatedError("flag server unreachable")
+        let service = harness.service([.failure(failure), .body(FlagFixtures.data)])
+        let (client, _, events) = harness.client(
+            service, configuration: harness.configuration(readinessPolicy: .degraded()))
+        let readiness = try await client.ready()
+        #expect(readiness.source == .degraded)
+        #expect(client.config == nil)
+        #expect(await clock.advanceToNextDeadline() == .seconds(1), "retried with backoff")
+        let keys = FlagFixtures.flagSet.flags.keys.sorted()
+        #expect(
+            try await events.next(2) == [
+                .initialized(InitializedPayload(source: .degraded, error: "flag server unreachable")),
+                .flagsChanged(FlagsChangedPayload(changedKeys: keys)),
+            ])
+        await client.shutdown()
+    }
+
+    @Test func clientBecomesReadyFromTheCacheThenAnnouncesTheLiveChange() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("FlagClientCache-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = JSONFileConfigCache<FlagSet>(directory: directory)
+        try cache.save(FlagFixtures.flagSet)
+        let service = harness.service([.delayed(.seconds(1), .body(FlagFixtures.secondVersionData))])
+        let (client, _, events) = harness.client(service, configuration: harness.configuration(cache: cache))
+        #expect(try await client.ready().source == .cache)
+        #expect(client.config == FlagFixtures.flagSet)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(
+            try await events.next(2) == [
+                .initialized(InitializedPayload(source: .cache)),
+                .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
+            ])
+        await harness.steps.wait { $0.appliedChange == .updated }
+        #expect(try cache.load() == FlagFixtures.secondVersion, "the cache keeps the last good set")
+        await client.shutdown()
+    }
+
+    // MARK: Refreshes
+
+    @Test func refreshWithTheSecondVersionOfTheFixtureFiresFlagsChangedNamingExactlyTheChangedFlag() async throws {
+        let service = harness.service([.body(FlagFixtures.data), .body(FlagFixtures.secondVersionData)])
+        let (client, _, events) = harness.client(service)
+        try await client.ready()
+        #expect(await clock.advanceToNextDeadline() == .seconds(60))
+        #expect(
+            try await events.next(2) == [
+                Self.initializedLive, .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
+            ])
+        #expect(client.config == FlagFixtures.secondVersion)
+        #expect(client.config?.flags["myBoolFlag"]?.defaultValue == .bool(false))
+        #expect(service.fetchCount == 2)
+        await client.shutdown()
+    }
+
+    @Test func refreshWithTheSameFlagsFiresNothing() async throws {
+        let service = harness.service([.body(FlagFixtures.data)], afterScript: nil)
+        let (client, _, events) = harness.client(service)
+        try await client.ready()
+        for _ in 0..<2 { #expect(await clock.advanceToNextDeadline() == .seconds(60)) }
+        await harness.steps.wait(for: 2) { $0.appliedChange == .unchanged }
+        await client.bus.flush()
+        #expect(events.payloads == [Self.initializedLive])
+        await client.shutdown()
+    }
+
+    @Test func refreshOnDemandReportsWhatTheStoreDid() async throws {
+        let service = harness.service([.body(FlagFixtures.data), .body(FlagFixtures.secondVersionData)])
+        let (client, _, events) = harness.client(service, configuration: harness.configuration(refreshInterval: nil))
+        try await client.ready()
+        #expect(try await client.refreshNow() == .updated)
+        #expect(events.events == [.initialized, .flagsChanged])
+        #expect(clock.history.isEmpty, "no refresh was scheduled")
+        await client.shutdown()
+    }
+
+    // MARK: Malformed bodies
+
+    @Test(arguments: MalformedFlagSet.corpus)
+    func malformedBodyIsRejectedKeepingTheLastGoodFlagSetWithoutAnyEvent(_ malformed: MalformedFlagSet) async throws {
+        let service = harness.service([.body(FlagFixtures.data), .body(malformed.body), .body(FlagFixtures.data)])
+        let (client, _, events) = harness.client(service)
+        try await client.ready()
+        #expect(await clock.advanceToNextDeadline() == .seconds(60))
+        await harness.steps.wait { $0.isFetchFailed }
+        let error = try #require(harness.steps.steps.compactMap(\.failure).first as? ConfigDecodingError)
+        #expect(error.code == malformed.code)
+        if let path = malformed.path { #expect(error.path == path) }
+        #expect(client.config == FlagFixtures.flagSet, "the last good flag set stays")
+        #expect(client.status.lastFetchError is ConfigDecodingError)
+        #expect(await clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
+        await harness.steps.wait { $0.appliedChange == .unchanged }
+        #expect(service.fetchCount == 3)
+        await client.bus.flush()
+        #expect(events.payloads == [Self.initializedLive], "a rejected body fires nothing")
+        await client.shutdown()
+    }
+
+    @Test func malformedFirstBodyDoesNotMakeTheClientReady() async throws {
+        let service = harness.service([.body(Data(#"{"flags":"#.utf8)), .body(FlagFixtures.data)])
+        let (client, _, events) = harness.client(service)
+        await harness.steps.wait { $0.isFetchFailed }
+        #expect(client.status.isReady == false)
+        #expect(client.config == nil)
+        #expect(events.payloads.isEmpty)
+        #expect(await clock.advanceToNextDeadline() == .seconds(1))
+        #expect(try await client.ready().source == .live)
+        #expect(client.config == FlagFixtures.flagSet)
+        await client.shutdown()
+    }
+
+    // MARK: Shutdown
+
+    @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async {
+        let service = harness.service([.hang])
+        let (client, _, _) = harness.client(service)
+        let waiters = (0..<10).map { _ in Task { try await client.ready() } }
+        await service.waitForFetches(1)
+        await client.shutdown()
+        for waiter in waiters {
+            let error = await #expect(throws: ReadinessError.self) { try await waiter.value }
+            #expect(error?.code == .shutDown)
+        }
+        let later = await #expect(throws: ReadinessError.self) { try await client.ready() }
+        #expect(later?.code == .shutDown)
+        let timed = await #expect(throws: ReadinessError.self) { try await client.ready(timeout: .seconds(1)) }
+        #expect(timed?.code == .shutDown)
+        #expect(harness.steps.steps.last?.isStopped == true)
+    }
+
+    @Test func shutdownStopsFetchingAndKeepsTheFlagsReadable() async throws {
+        let service = harness.service([.body(FlagFixtures.data)], afterScript: nil)
+        let (client, _, _) = harness.client(service)
+        try await client.ready()
+        await clock.waitForSleepers(1)  // the next refresh
+        await client.shutdown()
+        let fetches = service.fetchCount
+        clock.advance(by: .seconds(3_600))
+        #expect(service.fetchCount == fetches)
+        #expect(clock.sleeperCount == 0)
+        #expect(client.config == FlagFixtures.flagSet)
+        #expect(client.status.isShutDown)
+    }
+
+    @Test func shutdownDuringAFetchThatIgnoresCancellationReturnsPromptly() async {
+        let service = harness.service([.hangIgnoringCancellation])
+        let (client, _, events) = harness.client(service)
+        await service.waitForFetches(1)
+        await client.shutdown()
+        #expect(harness.steps.steps.last?.isStopped == true)
+        service.release()
+        #expect(events.payloads.isEmpty)
+    }
+
+    // MARK: The SDK's own events
+
+    @Test func sdkFiresItsErrorEventThroughTheEmitterFromMake() async throws {
+        let (client, emitter, events) = harness.client(harness.service([.body(FlagFixtures.data)]))
+        try await client.ready()
+        emitter.fire(FlagErrorPayload(message: "evaluation of headerColor failed"))
+        #expect(
+            try await events.next(2) == [
+                Self.initializedLive, .error(FlagErrorPayload(message: "evaluation of headerColor failed")),
+            ])
+        await client.shutdown()
+    }
+
+    @Test func appCodeSubscribesThroughTheClientOnTheMainActor() async throws {
+        let (client, _, _) = harness.client(harness.service([.body(FlagFixtures.data)]))
+        let received = CallLog<FlagEvent>()
+        let token = client.on(.initialized) { payload in
+            MainActor.preconditionIsolated()
+            received.append(payload.event)
+        }
+        try await client.ready()
+        await client.bus.flush()
+        #expect(received.items == [.initialized])
+        #expect(client.bus.listenerCount(for: .initialized) == 1)
+        await client.off(token)
+        #expect(client.bus.listenerCount(for: .initialized) == 0)
+        await client.shutdown()
+    }
+
+    @Test func droppingTheClientStopsItsLifecycle() async {
+        weak var weakClient: FlagClient?
+        do {
+            let (client, _, _) = harness.client(harness.service([.hang]))
+            weakClient = client
+        }
+        #expect(weakClient == nil)
+        await harness.steps.wait { $0.isStopped }
+    }
+}

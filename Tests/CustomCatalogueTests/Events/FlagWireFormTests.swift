@@ -1,0 +1,66 @@
+import Foundation
+import SDKEventBus
+import Testing
+
+/// The JSON wire form of every flag payload: canonical bytes, a round trip, typed errors.
+@Suite struct FlagWireFormTests {
+    /// Committed vectors: the bytes other platforms produce and parse for these payloads.
+    static let vectors: [(payload: FlagEventPayload, json: String)] = [
+        (.initialized(InitializedPayload(source: .live)), #"{"data":{"source":"live"},"event":"initialized"}"#),
+        (
+            .initialized(InitializedPayload(source: .degraded, error: "flag server unreachable")),
+            #"{"data":{"error":"flag server unreachable","source":"degraded"},"event":"initialized"}"#
+        ),
+        (
+            .flagsChanged(FlagsChangedPayload(changedKeys: ["headerColor", "myBoolFlag"])),
+            #"{"data":{"changedKeys":["headerColor","myBoolFlag"]},"event":"flags.changed"}"#
+        ),
+        (.flagsChanged(FlagsChangedPayload(changedKeys: [])), #"{"data":{"changedKeys":[]},"event":"flags.changed"}"#),
+        (
+            .error(FlagErrorPayload(message: "config body rejected: \"flags\" is missing")),
+            #"{"data":{"message":"config body rejected: \"flags\" is missing"},"event":"error"}"#
+        ),
+    ]
+
+    @Test func everyPayloadEncodesToItsCommittedVector() throws {
+        for (payload, json) in Self.vectors {
+            #expect(String(decoding: try payload.wireJSON(), as: UTF8.self) == json)
+        }
+    }
+
+    @Test func everyCommittedVectorDecodesToItsPayload() throws {
+        for (payload, json) in Self.vectors {
+            #expect(try FlagEventPayload(wireJSON: Data(json.utf8)) == payload)
+        }
+    }
+
+    @Test func everyPayloadRoundTripsThroughItsWireFormAndCodable() throws {
+        for payload in FlagEventPayload.samples + Self.vectors.map(\.payload) {
+            #expect(try FlagEventPayload(wireJSON: payload.wireJSON()) == payload)
+            #expect(try JSONDecoder().decode(FlagEventPayload.self, from: JSONEncoder().encode(payload)) == payload)
+        }
+    }
+
+    @Test func keyOrderAndWhitespaceDoNotMatterWhenDecoding() throws {
+        let json = #"{ "event" : "flags.changed", "data" : { "changedKeys" : [ "myBoolFlag" ] } }"#
+        #expect(
+            try FlagEventPayload(wireJSON: Data(json.utf8))
+                == .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])))
+    }
+
+    @Test(arguments: [
+        (#"{"event":"flag.changed","data":{}}"#, EventDecodingError.Code.unknownEvent, "event"),
+        (#"{"data":{"changedKeys":[]}}"#, .missingField, "event"),
+        (#"{"event":"error"}"#, .missingField, "data"),
+        (#"{"event":"flags.changed","data":{"changedKeys":"myBoolFlag"}}"#, .invalidData, "data.changedKeys"),
+        (#"{"event":"initialized","data":{"source":"network"}}"#, .invalidData, "data.source"),
+        (#"{"event":"error","data":{}}"#, .invalidData, "data.message"),
+        (#"["initialized"]"#, .invalidJSON, ""),
+        (#"{"event":"error","data":"#, .invalidJSON, ""),
+    ])
+    func malformedWireFormIsRejectedWithATypedError(_ json: String, _ code: EventDecodingError.Code, _ path: String) {
+        let error = #expect(throws: EventDecodingError.self) { try FlagEventPayload(wireJSON: Data(json.utf8)) }
+        #expect(error?.code == code, "\(error.map { "\($0)" } ?? "no error")")
+        #expect(error?.path == path, "\(error.map { "\($0)" } ?? "no error")")
+    }
+}
