@@ -28,7 +28,7 @@ public struct EventDecodingError: Error, Sendable, Hashable, CustomStringConvert
         public static let invalidJSON = Code(value: .invalidJSON)
         /// The object has no `event` or no `data`.
         public static let missingField = Code(value: .missingField)
-        /// The `event` is not a raw value of ``SystemEvent``.
+        /// The `event` is not a raw value of the catalogue.
         public static let unknownEvent = Code(value: .unknownEvent)
         /// The `data` does not match the event's payload.
         public static let invalidData = Code(value: .invalidData)

@@ -70,6 +70,35 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         return (client, emitter)
     }
 
+    /// Creates a client on a bus the SDK made, and starts loading its configuration.
+    ///
+    /// For an SDK that needs its emitter before the client exists, for example to fire its own
+    /// error event from the lifecycle's diagnostics:
+    ///
+    /// ```swift
+    /// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+    /// var settings = LifecycleConfiguration<FlagSet>()
+    /// settings.diagnostics = { step in
+    ///     if let error = step.failure { emitter.fire(.error(FlagErrorPayload(message: "\(error)"))) }
+    /// }
+    /// let client = CatalogueClient(bus: bus, emitter: emitter, configuration: settings, fetchService: service)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bus: The bus the client announces on and app code subscribes to.
+    ///   - emitter: That bus's emitter: proof that the caller made the bus.
+    ///   - configuration: How to load, refresh and become ready.
+    ///   - fetchService: Where the configuration comes from.
+    public convenience init(
+        bus: CatalogueBus<Catalogue>,
+        emitter: CatalogueEmitter<Catalogue>,
+        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
+        fetchService: some ConfigFetchService<Config>
+    ) {
+        precondition(emitter.storage === bus.storage, "the emitter must be the one makeBus returned with the bus")
+        self.init(configuration: configuration, fetchService: fetchService, bus: bus, emitter: emitter)
+    }
+
     private init(
         configuration: LifecycleConfiguration<Config>,
         fetchService: some ConfigFetchService<Config>,
@@ -128,6 +157,14 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     public func ready<C: Clock>(timeout: Duration, clock: C = ContinuousClock()) async throws -> Readiness
     where C.Duration == Duration {
         try await store.waitForReady(timeout: timeout, clock: clock)
+    }
+
+    /// Returns once at least `count` callers are suspended in ``ready()``, or readiness is decided:
+    /// a hook for tests, instead of polling.
+    ///
+    /// - Parameter count: How many suspended callers to wait for.
+    public func waitForReadyWaiters(_ count: Int) async {
+        await store.waitForWaiters(count)
     }
 
     /// The configuration in effect, or `nil` before the first one.

@@ -1,6 +1,7 @@
 /// A configuration body that could not be decoded, with what was wrong and where.
 ///
-/// Thrown by ``ProjectConfig/init(jsonData:)`` and by every fetch service that decodes a body. The
+/// Thrown by ``RemoteConfiguration/decode(from:)`` (``ProjectConfig/init(jsonData:)`` for the built-in
+/// configuration), by every fetch service that decodes a body, and by the file cache. The
 /// SDK rejects such a body: the previous configuration stays in place and no event fires.
 ///
 /// ```swift
@@ -38,7 +39,7 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
         public static let invalidEncoding = Code(value: .invalidEncoding)
         /// The body is not well-formed JSON.
         public static let invalidSyntax = Code(value: .invalidSyntax)
-        /// Objects and arrays are nested deeper than ``ProjectConfig/maximumNestingDepth``.
+        /// Objects and arrays are nested deeper than ``RemoteConfiguration/maximumNestingDepth``.
         public static let nestingTooDeep = Code(value: .nestingTooDeep)
         /// An object has the same key twice.
         public static let duplicateKey = Code(value: .duplicateKey)

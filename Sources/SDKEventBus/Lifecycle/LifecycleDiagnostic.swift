@@ -86,3 +86,25 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension LifecycleDiagnostic {
+    /// For ``configApplied(_:)``, what the store did with the fetched configuration.
+    public var appliedChange: ConfigChange? {
+        if case .configApplied(let change) = self { change } else { nil }
+    }
+
+    /// For ``fetchFailed(_:attempt:retryIn:)``, the error.
+    public var failure: (any Error)? {
+        if case .fetchFailed(let error, _, _) = self { error } else { nil }
+    }
+
+    /// For ``fetchFailed(_:attempt:retryIn:)``, how long until the next attempt.
+    public var retryDelay: Duration? {
+        if case .fetchFailed(_, _, let delay) = self { delay } else { nil }
+    }
+
+    /// Whether this is ``stopped``.
+    public var isStopped: Bool {
+        if case .stopped = self { true } else { false }
+    }
+}

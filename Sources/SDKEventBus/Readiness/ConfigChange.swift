@@ -1,21 +1,25 @@
-/// What ``ConfigStore/setConfig(_:)`` did with a configuration.
+/// What a store's `setConfig(_:from:fetchedAt:)` did with a configuration.
 public enum ConfigChange: Sendable, Hashable, CustomStringConvertible {
-    /// It was the first configuration: the store became ready and fired ``SystemEvent/ready``.
+    /// It was the first configuration: the store became ready and announced it (the catalogue's
+    /// ready payload; ``SystemEvent/ready`` for the built-in one).
     case first
-    /// It differed from the current one: the store fired ``SystemEvent/configUpdated``.
+    /// It differed from the current one and is now in effect; the store announced it if the
+    /// catalogue's ``LifecycleCatalogue/configUpdatedPayload(_:)`` returned a payload
+    /// (``SystemEvent/configUpdated`` for the built-in one).
     case updated
-    /// It equalled the current one: nothing fired.
+    /// It equalled the current one: nothing changed and nothing fired.
     case unchanged
-    /// The store was shut down: the configuration was ignored and nothing fired.
+    /// The store was shut down, or readiness failed: the configuration was ignored and nothing
+    /// fired.
     case ignored
 
     /// What happened, for logs.
     public var description: String {
         switch self {
-        case .first: "first configuration, ready fired"
-        case .updated: "configuration changed, config.updated fired"
-        case .unchanged: "configuration unchanged, no event"
-        case .ignored: "store shut down, configuration ignored"
+        case .first: "first configuration, ready announced"
+        case .updated: "configuration changed"
+        case .unchanged: "configuration unchanged"
+        case .ignored: "configuration ignored (shut down or readiness failed)"
         }
     }
 }

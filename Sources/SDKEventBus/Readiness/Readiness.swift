@@ -12,7 +12,7 @@ public import Foundation
 /// ```
 ///
 /// The ready event carries the same facts (``ReadyPayload`` for the built-in catalogue).
-public struct Readiness: Sendable, CustomStringConvertible {
+public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     /// Where the configuration that made the SDK ready came from.
     public enum Source: String, Sendable, Hashable, Codable, CustomStringConvertible {
         /// A live fetch.
@@ -56,6 +56,13 @@ public struct Readiness: Sendable, CustomStringConvertible {
 
     /// Whether the SDK started without a configuration.
     public var isDegraded: Bool { source == .degraded }
+
+    /// Whether two readinesses say the same: the same source, age and date, and errors that
+    /// describe themselves the same way (errors are not `Equatable`).
+    public static func == (lhs: Readiness, rhs: Readiness) -> Bool {
+        lhs.source == rhs.source && lhs.configAge == rhs.configAge && lhs.date == rhs.date
+            && lhs.error.map { "\($0)" } == rhs.error.map { "\($0)" }
+    }
 
     /// A line for logs.
     public var description: String {

@@ -39,9 +39,14 @@ public struct ReadinessError: Error, Sendable, Hashable, CustomStringConvertible
     /// For ``Code/timedOut``, how long the caller waited.
     public let timeout: Duration?
 
-    static let shutDown = ReadinessError(code: .shutDown, timeout: nil)
+    /// The error of a wait that ended because the SDK was shut down.
+    public static let shutDown = ReadinessError(code: .shutDown, timeout: nil)
 
-    static func timedOut(after timeout: Duration) -> ReadinessError {
+    /// The error of a wait that ended because `timeout` passed first.
+    ///
+    /// - Parameter timeout: How long the caller waited.
+    /// - Returns: The error.
+    public static func timedOut(after timeout: Duration) -> ReadinessError {
         ReadinessError(code: .timedOut, timeout: timeout)
     }
 

@@ -101,7 +101,7 @@ import Testing
                 .initialized(InitializedPayload(source: .cache)),
                 .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
             ])
-        await harness.steps.wait { $0.appliedChange == .updated }
+        try await harness.steps.wait("the changed flag set applied") { $0.appliedChange == .updated }
         #expect(try cache.load() == FlagFixtures.secondVersion, "the cache keeps the last good set")
         await client.shutdown()
     }
@@ -128,7 +128,7 @@ import Testing
         let (client, _, events) = harness.client(service)
         try await client.ready()
         for _ in 0..<2 { #expect(await clock.advanceToNextDeadline() == .seconds(60)) }
-        await harness.steps.wait(for: 2) { $0.appliedChange == .unchanged }
+        try await harness.steps.wait(for: 2, "two unchanged refreshes") { $0.appliedChange == .unchanged }
         await client.bus.flush()
         #expect(events.payloads == [Self.initializedLive])
         await client.shutdown()
@@ -152,14 +152,14 @@ import Testing
         let (client, _, events) = harness.client(service)
         try await client.ready()
         #expect(await clock.advanceToNextDeadline() == .seconds(60))
-        await harness.steps.wait { $0.isFetchFailed }
+        try await harness.steps.wait("a failed fetch") { $0.failure != nil }
         let error = try #require(harness.steps.steps.compactMap(\.failure).first as? ConfigDecodingError)
         #expect(error.code == malformed.code)
         if let path = malformed.path { #expect(error.path == path) }
         #expect(client.config == FlagFixtures.flagSet, "the last good flag set stays")
         #expect(client.status.lastFetchError is ConfigDecodingError)
         #expect(await clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
-        await harness.steps.wait { $0.appliedChange == .unchanged }
+        try await harness.steps.wait("an unchanged refresh") { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
         #expect(events.payloads == [Self.initializedLive], "a rejected body fires nothing")
@@ -169,7 +169,7 @@ import Testing
     @Test func malformedFirstBodyDoesNotMakeTheClientReady() async throws {
         let service = harness.service([.body(Data(#"{"flags":"#.utf8)), .body(FlagFixtures.data)])
         let (client, _, events) = harness.client(service)
-        await harness.steps.wait { $0.isFetchFailed }
+        try await harness.steps.wait("a failed fetch") { $0.failure != nil }
         #expect(client.status.isReady == false)
         #expect(client.config == nil)
         #expect(events.payloads.isEmpty)
@@ -251,13 +251,13 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func droppingTheClientStopsItsLifecycle() async {
+    @Test func droppingTheClientStopsItsLifecycle() async throws {
         weak var weakClient: FlagClient?
         do {
             let (client, _, _) = harness.client(harness.service([.hang]))
             weakClient = client
         }
         #expect(weakClient == nil)
-        await harness.steps.wait { $0.isStopped }
+        try await harness.steps.wait("the lifecycle stopped") { $0.isStopped }
     }
 }

@@ -10,63 +10,33 @@ import Testing
     // MARK: Catalogues that keep their contract
 
     @Test func flagCatalogueKeepsItsWireContract() throws {
-        try withKnownIssue(Self.stickyReplayBug) {
-            try CatalogueConformance<FlagEvent>(
-                rawValues: Self.flagRawValues,
-                replayRules: [.initialized: .sticky],
-                samples: FlagEventPayload.samples
-            ).verify()
-        } matching: {
-            Self.isOnlyTheStickyReplayBug($0, event: "initialized")
-        }
+        try CatalogueConformance<FlagEvent>(
+            rawValues: Self.flagRawValues,
+            replayRules: [.initialized: .sticky],
+            samples: FlagEventPayload.samples
+        ).verify()
     }
 
     @Test func builtInCatalogueKeepsItsWireContract() throws {
-        try withKnownIssue(Self.stickyReplayBug) {
-            try CatalogueConformance<SystemEvent>(
-                rawValues: [
-                    "ready", "config.updated", "api.queue.released", "bucketing", "conversion", "segments",
-                    "location.activated", "location.deactivated", "audiences", "datastore.queue.released",
-                ],
-                replayRules: [.ready: .sticky, .configUpdated: .latestOnRequest],
-                samples: [
-                    .ready(ReadyPayload(source: .live, configAgeSeconds: 0)),
-                    .configUpdated(ConfigUpdatedPayload(snapshot: nil)),
-                    .apiQueueReleased(ApiQueueReleasedPayload(eventCount: 3)),
-                    .bucketing(BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1")),
-                    .conversion(ConversionPayload(goalId: "g1", visitorId: "u1")),
-                    .segments(SegmentsPayload(visitorId: "u1", segments: Segments(country: "DE"))),
-                    .locationActivated(LocationActivatedPayload(properties: ["location": "checkout"])),
-                    .locationDeactivated(LocationDeactivatedPayload()),
-                    .audiences(AudiencesPayload(audienceIds: ["a1"], visitorId: "u1")),
-                    .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
-                ]
-            ).verify()
-        } matching: {
-            Self.isOnlyTheStickyReplayBug($0, event: "ready")
-        }
-    }
-
-    // MARK: A known bug of the check itself
-
-    /// Why `verify()` fails today for every catalogue with a sticky event.
-    ///
-    /// `CatalogueConformance.replayProblems` (Sources/SDKEventBusTesting/CatalogueConformance.swift)
-    /// subscribes its "early" listener after the sample was fired, so a sticky event replays to it
-    /// too; it then counts two deliveries and reports the one fire as not delivered exactly once.
-    /// Every catalogue with a sticky event fails `verify()`, the built-in one included. The check
-    /// should count the early listener's deliveries from its subscription on (or subscribe it on a
-    /// fresh bus). Remove the `withKnownIssue` wrappers once it is fixed: they then fail.
-    static let stickyReplayBug: Comment =
-        "CatalogueConformance counts a sticky event's replay to its 'early' listener as a second delivery"
-
-    /// Whether `issue` is `verify()` failing with that one bogus problem, and nothing else.
-    static func isOnlyTheStickyReplayBug(_ issue: Issue, event: String) -> Bool {
-        guard case .errorCaught(let error) = issue.kind else { return false }
-        let problems =
-            (error as? CatalogueConformance<FlagEvent>.Failure)?.problems
-            ?? (error as? CatalogueConformance<SystemEvent>.Failure)?.problems
-        return problems == ["a fire of \(event) after subscribing was not delivered exactly once"]
+        try CatalogueConformance<SystemEvent>(
+            rawValues: [
+                "ready", "config.updated", "api.queue.released", "bucketing", "conversion", "segments",
+                "location.activated", "location.deactivated", "audiences", "datastore.queue.released",
+            ],
+            replayRules: [.ready: .sticky, .configUpdated: .latestOnRequest],
+            samples: [
+                .ready(ReadyPayload(source: .live, configAgeSeconds: 0)),
+                .configUpdated(ConfigUpdatedPayload(snapshot: nil)),
+                .apiQueueReleased(ApiQueueReleasedPayload(eventCount: 3)),
+                .bucketing(BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1")),
+                .conversion(ConversionPayload(goalId: "g1", visitorId: "u1")),
+                .segments(SegmentsPayload(visitorId: "u1", segments: Segments(country: "DE"))),
+                .locationActivated(LocationActivatedPayload(properties: ["location": "checkout"])),
+                .locationDeactivated(LocationDeactivatedPayload()),
+                .audiences(AudiencesPayload(audienceIds: ["a1"], visitorId: "u1")),
+                .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
+            ]
+        ).verify()
     }
 
     // MARK: A catalogue broken on purpose

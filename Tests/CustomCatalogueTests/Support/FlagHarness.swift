@@ -5,7 +5,7 @@ import SDKEventBusTesting
 /// real time.
 struct FlagHarness: Sendable {
     let clock = TestClock()
-    let steps = LifecycleLog()
+    let steps = LifecycleRecorder()
 
     /// Backoff 1 s, 2 s, 4 s … capped at 30 s, no jitter.
     static let retryPolicy = RetryPolicy(

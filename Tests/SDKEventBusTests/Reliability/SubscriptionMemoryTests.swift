@@ -8,9 +8,11 @@ import Testing
 
     final class Owner: Sendable {}
 
-    /// Lets other tests run now and then: none of these loops suspends by itself (`off` returns
-    /// after a lock), and on two cores two such loops would hold every thread of the cooperative
-    /// pool for minutes under the thread sanitizer. Not a wait: nothing is awaited but the turn.
+    /// Lets other tests run now and then.
+    ///
+    /// None of these loops suspends by itself (`off` returns after a lock), and on two cores two
+    /// such loops would hold every thread of the cooperative pool for minutes under the thread
+    /// sanitizer. Not a wait: nothing is awaited but the turn.
     static func shareThePool(_ index: Int) async {
         if index % 1_000 == 999 { await Task.yield() }
     }
