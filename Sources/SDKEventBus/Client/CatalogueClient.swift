@@ -32,6 +32,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     private let emitter: CatalogueEmitter<Catalogue>
     private let task: Task<Void, Never>
     private let observers: AppLifecycleObservers
+    private let statusPublisher: StatusPublisher
 
     /// Creates a client and starts loading its configuration.
     ///
@@ -113,6 +114,11 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         self.bus = bus
         self.emitter = emitter
         self.lifecycle = lifecycle
+        let statusPublisher = StatusPublisher { [weak lifecycle] in
+            lifecycle?.currentStatus ?? SDKStatus(isReady: false, isShutDown: true, consecutiveFailures: 0)
+        }
+        lifecycle.statusChanged.withLock { $0 = { statusPublisher.statusChanged() } }
+        self.statusPublisher = statusPublisher
         self.task = Task { await lifecycle.run() }
         self.observers = AppLifecycleObservers { [weak lifecycle] event in lifecycle?.handle(event) }
     }
@@ -184,6 +190,14 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     /// and the events to act on state; use this to show it.
     public var status: SDKStatus { lifecycle.currentStatus }
 
+    #if canImport(Observation)
+        /// The client's status as an observable model, for SwiftUI: it updates on the main actor
+        /// shortly after each change of ``status``.
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
+        @MainActor
+        public var observableStatus: ObservableSDKStatus { statusPublisher.model }
+    #endif
+
     // MARK: Refresh
 
     /// Fetches the configuration now, or joins the fetch already in flight.
@@ -251,6 +265,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         await task.value
         await bus.flush()
         emitter.shutdown()
+        statusPublisher.statusChanged()
     }
 }
 

@@ -35,6 +35,8 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private let service: any ConfigFetchService<Config>
     let status = StatusRecorder()
     private let control = LockedValue(Control())
+    /// Called after every step, for the client's observable status.
+    let statusChanged = LockedValue<(@Sendable () -> Void)?>(nil)
 
     /// Creates a lifecycle; it starts when ``run()`` is called.
     ///
@@ -358,6 +360,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     private func report(_ step: LifecycleDiagnostic) {
         configuration.diagnostics?(step)
+        statusChanged.withLock { $0 }?()
     }
 }
 

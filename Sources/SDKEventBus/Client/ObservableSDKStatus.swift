@@ -1,0 +1,108 @@
+#if canImport(Observation)
+    public import Foundation
+    public import Observation
+
+    /// The client's status as an observable model, for a SwiftUI view to bind to: readiness, the
+    /// source of the configuration, when it last changed, and the last error.
+    ///
+    /// Updated on the main actor shortly after each change, in order (each update applies the
+    /// latest status, so a burst of changes costs one update).
+    ///
+    /// ```swift
+    /// struct SDKBadge: View {
+    ///     let status: ObservableSDKStatus   // sdk.observableStatus
+    ///     var body: some View {
+    ///         Text(status.isReady ? "ready from \(status.readiness?.source.description ?? "")" : "loading…")
+    ///     }
+    /// }
+    /// ```
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
+    @MainActor
+    @Observable
+    public final class ObservableSDKStatus {
+        /// Whether `ready()` would return at once.
+        public private(set) var isReady = false
+        /// Whether the client was shut down.
+        public private(set) var isShutDown = false
+        /// How the client became ready, once it did.
+        public private(set) var readiness: Readiness?
+        /// Where the configuration in effect came from.
+        public private(set) var source: ConfigSource?
+        /// When the configuration in effect was applied.
+        public private(set) var lastUpdated: Date?
+        /// The error of the last failed fetch, or of the cache; `nil` once a fetch succeeds.
+        public private(set) var lastError: (any Error)?
+        /// How many fetches in a row have failed.
+        public private(set) var consecutiveFailures = 0
+
+        init(_ status: SDKStatus) {
+            apply(status)
+        }
+
+        /// Takes the values of `status`, each property changing only if it differs.
+        func apply(_ status: SDKStatus) {
+            if isReady != status.isReady { isReady = status.isReady }
+            if isShutDown != status.isShutDown { isShutDown = status.isShutDown }
+            if readiness != status.readiness { readiness = status.readiness }
+            if source != status.source { source = status.source }
+            if lastUpdated != status.lastUpdated { lastUpdated = status.lastUpdated }
+            if lastError.map({ "\($0)" }) != status.lastFetchError.map({ "\($0)" }) {
+                lastError = status.lastFetchError
+            }
+            if consecutiveFailures != status.consecutiveFailures { consecutiveFailures = status.consecutiveFailures }
+        }
+    }
+#endif
+
+/// Applies a client's status to its observable model on the main actor, coalescing bursts: each
+/// main-actor job applies the status as it is then, so updates never run out of order.
+final class StatusPublisher: Sendable {
+    private struct State {
+        var isScheduled = false
+        /// The model, once someone asked for it; stored untyped because of its availability.
+        var model: (any Sendable)?
+    }
+
+    private let state = LockedValue(State())
+    private let current: @Sendable () -> SDKStatus
+
+    init(current: @escaping @Sendable () -> SDKStatus) {
+        self.current = current
+    }
+
+    /// Schedules an update of the model, if there is one and none is scheduled.
+    func statusChanged() {
+        let mustSchedule = state.withLock { state -> Bool in
+            guard state.model != nil, !state.isScheduled else { return false }
+            state.isScheduled = true
+            return true
+        }
+        guard mustSchedule else { return }
+        Task { @MainActor in self.applyLatest() }
+    }
+
+    @MainActor
+    private func applyLatest() {
+        #if canImport(Observation)
+            if #available(iOS 17, macOS 14, tvOS 17, watchOS 10, *) {
+                let model = state.withLock { state in
+                    state.isScheduled = false
+                    return state.model as? ObservableSDKStatus
+                }
+                model?.apply(current())
+            }
+        #endif
+    }
+
+    #if canImport(Observation)
+        /// The model, created on first use.
+        @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
+        @MainActor
+        var model: ObservableSDKStatus {
+            if let model = state.withLock({ $0.model }) as? ObservableSDKStatus { return model }
+            let model = ObservableSDKStatus(current())
+            state.withLock { $0.model = model }
+            return model
+        }
+    #endif
+}

@@ -1,0 +1,71 @@
+import Foundation
+import SDKEventBusTesting
+
+@testable import SDKEventBus
+
+/// A built-in client on a test clock, with its lifecycle steps and its events recorded: what the
+/// readiness, refresh and status suites share. Nothing in it waits for real time.
+struct LifecycleRig {
+    let clock = TestClock()
+    let steps = LifecycleRecorder()
+
+    /// No jitter, so that delays are exact: 1 s, 2 s, 4 s … up to 30 s.
+    static let retryPolicy = RetryPolicy(
+        initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0)
+
+    func service(
+        _ script: [MockConfigFetchService.Outcome],
+        afterScript: MockConfigFetchService.Outcome? = .hang
+    ) -> MockConfigFetchService {
+        MockConfigFetchService(script, afterScript: afterScript, clock: clock)
+    }
+
+    /// A client of `service`, its events recorded immediately as they are fired.
+    func client(
+        _ service: MockConfigFetchService,
+        policy: ReadinessPolicy = .cachedOrLive,
+        refreshInterval: Duration? = .seconds(60),
+        timeToLive: Duration? = nil,
+        cache: (any ConfigCache<ProjectConfig>)? = nil,
+        initialConfig: ProjectConfig? = nil
+    ) -> (client: SDKClient, events: EventRecorder<SystemEvent>) {
+        let (bus, emitter) = EventBus.makeBus()
+        let events = EventRecorder(bus, delivery: .immediate)
+        let settings = SDKConfiguration(
+            refreshInterval: refreshInterval,
+            retryPolicy: Self.retryPolicy,
+            readinessPolicy: policy,
+            timeToLive: timeToLive,
+            clock: clock,
+            diagnostics: steps.handler,
+            cache: cache,
+            initialConfig: initialConfig
+        )
+        return (SDKClient(bus: bus, emitter: emitter, configuration: settings, fetchService: service), events)
+    }
+}
+
+/// A cache in memory, with a save date a test chooses.
+final class MemoryCache: ConfigCache, Sendable {
+    private let stored: LockedValue<(config: ProjectConfig?, saved: Date?)>
+
+    init(_ config: ProjectConfig? = nil, savedAt: Date? = nil) {
+        stored = LockedValue((config, savedAt))
+    }
+
+    func load() throws(ConfigCacheError) -> ProjectConfig? { stored.withLock { $0.config } }
+
+    func save(_ config: ProjectConfig) throws(ConfigCacheError) {
+        stored.withLock { $0 = (config, Date()) }
+    }
+
+    var lastSaved: Date? { stored.withLock { $0.saved } }
+}
+
+/// An SDK's own error that ends readiness, as an invalid SDK key would.
+struct InvalidSDKKey: Error, FetchRetryAdvice, Equatable, CustomStringConvertible {
+    var isRetryable: Bool { false }
+    var retryAfter: Duration? { nil }
+    var endsReadiness: Bool { true }
+    var description: String { "the SDK key is not valid" }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import SDKEventBusTesting
+import Testing
+
+@testable import SDKEventBus
+
+/// Each readiness policy against each first outcome: how `ready()` resolves, with which facts, and
+/// what is announced.
+@Suite struct ReadinessPolicyTests {
+    let rig = LifecycleRig()
+    let a = Fixtures.config(named: "A")
+    let b = Fixtures.config(named: "B")
+    let failure = MockConfigFetchService.SimulatedError("connection reset")
+
+    // MARK: Live
+
+    @Test func liveReadyComesFromTheFirstSuccessfulFetch() async throws {
+        let (client, events) = rig.client(rig.service([.config(a)]), policy: .live)
+        let readiness = try await client.ready()
+        #expect(readiness.source == .live)
+        #expect(readiness.configAge == .zero)
+        #expect(client.config == a)
+        try await events.waitForCount(1)
+        #expect(ReadyPayload(events.payloads[0])?.source == .live)
+        await client.shutdown()
+    }
+
+    @Test func liveIgnoresTheCacheAndTheInitialConfigForReadiness() async throws {
+        let service = rig.service([.failure(failure), .config(b)])
+        let (client, _) = rig.client(service, policy: .live, cache: MemoryCache(a), initialConfig: a)
+        try await rig.steps.wait("the first failure") { $0.failure != nil }
+        #expect(!client.status.isReady, "neither the cache nor the initial config made it ready")
+        #expect(client.config == nil)
+        rig.clock.advance(by: .seconds(1))
+        #expect(try await client.ready().source == .live)
+        #expect(client.config == b)
+        await client.shutdown()
+    }
+
+    @Test func liveKeepsWaitingThroughFailures() async throws {
+        let (client, _) = rig.client(rig.service([.failure(failure), .failure(failure), .config(a)]), policy: .live)
+        for failures in 1...2 {
+            try await rig.steps.wait(for: failures, "failure \(failures)") { $0.failure != nil }
+            #expect(!client.status.isReady)
+            await rig.clock.advanceToNextDeadline()
+        }
+        #expect(try await client.ready().source == .live)
+        await client.shutdown()
+    }
+
+    // MARK: Cached or live
+
+    @Test func cachedOrLiveIsReadyFromTheCacheWithItsAge() async throws {
+        let saved = Date().addingTimeInterval(-3_600)
+        let (client, events) = rig.client(rig.service([.hang]), cache: MemoryCache(a, savedAt: saved))
+        let readiness = try await client.ready()
+        #expect(readiness.source == .cache)
+        let age = try #require(readiness.configAge)
+        #expect(age >= .seconds(3_600) && age < .seconds(3_700))
+        try await events.waitForCount(1)
+        let announced = try #require(ReadyPayload(events.payloads[0]))
+        #expect(announced.source == .cache && (announced.configAgeSeconds ?? 0) >= 3_600)
+        await client.shutdown()
+    }
+
+    @Test func cachedOrLiveIsReadyFromTheInitialConfigWithAnUnknownAge() async throws {
+        let (client, _) = rig.client(rig.service([.hang]), initialConfig: a)
+        let readiness = try await client.ready()
+        #expect(readiness.source == .initial)
+        #expect(readiness.configAge == nil)
+        await client.shutdown()
+    }
+
+    @Test func cachedOrLiveWithNothingStoredWaitsForALiveFetch() async throws {
+        let (client, _) = rig.client(rig.service([.failure(failure), .config(a)]))
+        try await rig.steps.wait("the first failure") { $0.failure != nil }
+        #expect(!client.status.isReady)
+        rig.clock.advance(by: .seconds(1))
+        #expect(try await client.ready().source == .live)
+        await client.shutdown()
+    }
+
+    // MARK: Degraded
+
+    @Test func degradedResolvesAfterTheFirstFailureWithoutAConfig() async throws {
+        let (client, events) = rig.client(rig.service([.failure(failure), .config(a)]), policy: .degraded())
+        let readiness = try await client.ready()
+        #expect(readiness.source == .degraded)
+        #expect(readiness.isDegraded)
+        #expect(readiness.error as? MockConfigFetchService.SimulatedError == failure)
+        #expect(client.config == nil)
+        try await events.waitForCount(1)
+        let announced = try #require(ReadyPayload(events.payloads[0]))
+        #expect(announced.source == .degraded && announced.error == "connection reset")
+        await client.shutdown()
+    }
+
+    @Test func aSuccessAfterADegradedStartIsAnnouncedAsAnUpdateWithEverythingAdded() async throws {
+        let (client, events) = rig.client(rig.service([.failure(failure), .config(a)]), policy: .degraded())
+        try await client.ready()
+        rig.clock.advance(by: .seconds(1))
+        let update = try await events.next(2)[1]
+        #expect(update.event == .configUpdated)
+        let changes = try #require(ConfigUpdatedPayload(update)?.changes)
+        #expect(changes.experiences.added == a.experiences.map(\.key).sorted())
+        #expect(changes.projectChanged)
+        #expect(client.config == a)
+        #expect(try await client.ready().isDegraded, "every later ready() returns the same first outcome")
+        await client.shutdown()
+    }
+
+    @Test func degradedDeadlineResolvesBeforeASlowFirstFetch() async throws {
+        let service = rig.service([.delayed(.seconds(10), .config(a))])
+        let (client, events) = rig.client(service, policy: .degraded(deadline: .seconds(3)))
+        await rig.clock.waitForSleepers(2)  // the deadline and the slow fetch
+        rig.clock.advance(by: .seconds(3))
+        let readiness = try await client.ready()
+        #expect(readiness.isDegraded)
+        #expect((readiness.error as? ReadinessError)?.code == .timedOut)
+        rig.clock.advance(by: .seconds(7))
+        try await events.waitForCount(2)
+        #expect(events.events == [.ready, .configUpdated])
+        await client.shutdown()
+    }
+
+    @Test func degradedStillPrefersTheCache() async throws {
+        let (client, _) = rig.client(rig.service([.failure(failure)]), policy: .degraded(), cache: MemoryCache(a))
+        #expect(try await client.ready().source == .cache)
+        await client.shutdown()
+    }
+
+    // MARK: Same outcome for everyone
+
+    @Test func thousandConcurrentReadyCallersGetTheSameOutcomeExactlyOnce() async throws {
+        let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .config(a))]))
+        let outcomes = await withTaskGroup(of: Readiness?.self) { group in
+            for _ in 0..<1_000 { group.addTask { try? await client.ready() } }
+            await client.waitForReadyWaiters(1_000)
+            await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
+            rig.clock.advance(by: .seconds(1))
+            var outcomes: [Readiness?] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        #expect(outcomes.count == 1_000)
+        let first = try #require(outcomes.first ?? nil)
+        #expect(outcomes.allSatisfy { $0 == first })
+        #expect(try await client.ready() == first)
+        await client.shutdown()
+    }
+}
