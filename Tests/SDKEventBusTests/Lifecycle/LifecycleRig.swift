@@ -3,8 +3,9 @@ import SDKEventBusTesting
 
 @testable import SDKEventBus
 
-/// A built-in client on a test clock, with its lifecycle steps and its events recorded: what the
-/// readiness, refresh and status suites share. Nothing in it waits for real time.
+/// A built-in client on a test clock, with its lifecycle steps and its events recorded.
+///
+/// The readiness, refresh and status suites share it. Nothing in it waits for real time.
 struct LifecycleRig {
     let clock = TestClock()
     let steps = LifecycleRecorder()
