@@ -27,13 +27,17 @@
 /// Subscribing, firing and counting never suspend; only ``off(_:)`` (which may wait for a pass that
 /// is calling that listener) and ``flush()`` do. The built-in catalogue's bus is ``EventBus``.
 public actor CatalogueBus<Catalogue: EventCatalogue> {
-    nonisolated let storage: BusStorage<Catalogue.Payload>
+    nonisolated let storage: BusStorage
     nonisolated let index: CatalogueIndex<Catalogue>
 
     init(diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
         let index = CatalogueIndex<Catalogue>()
         self.index = index
-        storage = BusStorage(replayRules: index.replayRules, diagnostics: diagnostics)
+        storage = BusStorage(
+            layout: .of(Catalogue.Payload.self),
+            replayRules: index.replayRules,
+            diagnostics: diagnostics
+        )
     }
 
     /// Creates a bus and the capability to fire on it.
@@ -138,7 +142,7 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     ///
     /// SDK authors outside the package fire through the ``CatalogueEmitter`` from ``makeBus(diagnostics:)``.
     package nonisolated func fire(_ payload: Catalogue.Payload) {
-        storage.fire(payload, event: index.position(of: payload.event))
+        withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
     }
 
     /// Subscribes in `lane`; the one path every subscription method takes.
@@ -169,7 +173,7 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
 /// emitter.fire(.conversion(ConversionPayload(goalId: "g1", visitorId: "v1")))
 /// ```
 public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
-    let storage: BusStorage<Catalogue.Payload>
+    let storage: BusStorage
     let index: CatalogueIndex<Catalogue>
 
     /// Fires `payload` to every listener of its event that is subscribed now.
@@ -184,7 +188,7 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     ///
     /// - Parameter payload: The event's payload.
     public func fire(_ payload: Catalogue.Payload) {
-        storage.fire(payload, event: index.position(of: payload.event))
+        withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
     }
 
     /// Fires a payload struct to every listener of its event that is subscribed now.

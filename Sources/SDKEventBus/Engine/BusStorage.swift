@@ -1,9 +1,10 @@
 /// The state behind one bus and the whole fire → delivery path: the one engine every kind of bus
 /// in the package runs on.
 ///
-/// It is generic over the payload a fire carries, and keeps everything else — the registry, the
-/// passes, the hot loop — free of it: callbacks are stored erased (``ErasedCallback``) and called
-/// with the payload's address, so the loop is the same machine code for every catalogue.
+/// It is not generic. Payloads are copied in and destroyed through the bus's ``PayloadLayout`` and
+/// handed to passes by address; callbacks are stored erased (``ErasedCallback``). So the engine is
+/// the same compiled code for every catalogue, the built-in one and those declared in other
+/// modules, with no generic metadata to look up on the fire → delivery path.
 ///
 /// A fire takes the lock once: it queues the payload for each lane that has listeners of its event
 /// and, when a lane has no drain under way, schedules one (one main-actor or actor job per batch of
@@ -12,40 +13,51 @@
 /// listener in place; ending a subscription marks its entry, so it never copies a bucket.
 ///
 /// See ``PassCursor`` for how ending a subscription learns whether a running pass may still call it.
-final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendable {
+final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     // @unchecked: all mutable state is in `state`, behind its lock; the rest is immutable.
 
-    static var mainLane: Int { 0 }
-    static var immediateLane: Int { 1 }
+    static let mainLane = 0
+    static let immediateLane = 1
     /// How many batches one main-actor or actor job delivers before it yields its executor.
-    static var batchesPerJob: Int { 16 }
+    static let batchesPerJob = 16
 
     struct State {
         var registry: ListenerRegistry
-        var lanes: [DeliveryLane<Payload>]
+        var lanes: [DeliveryLane]
         /// The lane of each actor that has subscriptions.
         var actorLanes: [ObjectIdentifier: Int] = [:]
         var vacantLanes: [Int] = []
-        /// Per event, its replay rule and the latest payload it replays.
+        /// Per event, its replay rule.
         var replayRules: [ReplayRule]
-        var latest: [Payload?]
+        /// Per event, the latest payload it replays.
+        var latest: ReplayStore
+        /// For buses whose events are types (app events): each type's event index, added on first
+        /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
+        var eventsByKey: [ObjectIdentifier: Int] = [:]
+        let layout: PayloadLayout
     }
 
     let busID: UInt64
     let state: LockedValue<State>
     let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
-    /// Where a delivery keeps its payload, to hand passes its address.
-    private let payloadOffset = MemoryLayout<Delivery<Payload>>.offset(of: \Delivery<Payload>.payload)!
+    /// The cursors of the two lanes every bus has, read without the lock.
+    private let mainCursor: PassCursor
+    private let immediateCursor: PassCursor
 
-    init(replayRules: [ReplayRule], diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
+    init(layout: PayloadLayout, replayRules: [ReplayRule], diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
         busID = Self.makeBusID()
         self.diagnostics = diagnostics
+        let main = DeliveryLane(name: "main actor", layout: layout)
+        let immediate = DeliveryLane(name: "immediate", layout: layout)
+        mainCursor = main.cursor
+        immediateCursor = immediate.cursor
         state = LockedValue(
             State(
                 registry: ListenerRegistry(busID: busID, eventCount: replayRules.count),
-                lanes: [DeliveryLane(name: "main actor"), DeliveryLane(name: "immediate")],
+                lanes: [main, immediate],
                 replayRules: replayRules,
-                latest: Array(repeating: nil, count: replayRules.count)
+                latest: ReplayStore(layout: layout, eventCount: replayRules.count),
+                layout: layout
             )
         )
     }
@@ -86,14 +98,28 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
             }
             state.lanes[lane].liveCount += 1
             guard let replay = state.replay(for: event, asked: replayLatest) else { return (token, nil) }
-            var delivery = Delivery(payload: replay, bucket: .passUnretained(bucket), mark: .max)
-            delivery.targetID = token.listenerID
-            delivery.targetSlot = token.slot
-            return (token, state.route(delivery, toLane: lane, work: &work))
+            var header = DeliveryHeader(bucket: .passUnretained(bucket), mark: .max)
+            header.targetID = token.listenerID
+            header.targetSlot = token.slot
+            // The replayed payload may be replaced once the lock is released: an inline delivery
+            // gets its own copy.
+            return (token, state.route(header, payload: replay, toLane: lane, copyingInline: true, work: &work))
         }
         work.run(diagnostics: diagnostics, storage: self)
         if let inline { deliverImmediately(inline) }
         return token
+    }
+
+    /// Subscribes to the event `key`, added on first use; see
+    /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
+    func subscribe(
+        key: ObjectIdentifier,
+        lane: LaneSelector,
+        lifetime: SubscriptionLifetime? = nil,
+        makeCallback: (EventListenerToken) -> ErasedCallback
+    ) -> EventListenerToken {
+        let event = state.withLock { $0.event(forKey: key) }
+        return subscribe(event: event, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
     }
 
     // MARK: Ending subscriptions
@@ -101,12 +127,12 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
     /// Ends a subscription without waiting: from `deinit`, callbacks, any thread.
     ///
     /// A pass on another thread that is calling the callback at this moment may finish it, and one
-    /// that has already reached it may still call it once; the pass releases it when it moves on.
+    /// that has already reached it may still call it once; the pass releases it when it finishes.
     func cancel(_ token: EventListenerToken) {
         var work = AfterUnlock()
         state.withLock { state in
             guard let ended = state.registry.end(token) else { return }
-            _ = state.end(ended, into: &work)
+            _ = state.end([ended], into: &work)
         }
         work.run(diagnostics: diagnostics, storage: self)
     }
@@ -119,25 +145,22 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
         var work = AfterUnlock()
         let waitFor = state.withLock { state -> (lane: Int, bucket: Int, id: UInt64)? in
             guard let ended = state.registry.end(token) else { return nil }
-            return state.end(ended, into: &work) ? (ended.bucket.lane, ended.bucket.number, ended.id) : nil
+            return state.end([ended], into: &work) ? (ended.bucket.lane, ended.bucket.number, ended.id) : nil
         }
         work.run(diagnostics: diagnostics, storage: self)
         guard let waitFor else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiting = state.withLock { state in
+            let (waiting, watchers) = state.withLock { state in
                 let lane = waitFor.lane
                 guard state.lanes[lane].isPassActive,
                     state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
-                else { return false }
+                else { return (false, [CheckedContinuation<Void, Never>]()) }
                 state.lanes[lane].offWaiters.append(continuation)
                 state.lanes[lane].cursor.request()
-                return true
+                defer { state.lanes[lane].satisfiedOffWaiterWatchers = [] }
+                return (true, state.lanes[lane].satisfiedOffWaiterWatchers)
             }
             if !waiting { continuation.resume() }
-            let watchers = state.withLock { state in
-                defer { state.lanes[waitFor.lane].satisfiedOffWaiterWatchers = [] }
-                return state.lanes[waitFor.lane].satisfiedOffWaiterWatchers
-            }
             for watcher in watchers { watcher.resume() }
         }
     }
@@ -163,6 +186,24 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
         work.run(diagnostics: diagnostics, storage: self)
     }
 
+    /// Ends every subscription to the event `key` bound to `owner`.
+    func cancelAll(ownedBy owner: AnyObject, key: ObjectIdentifier) {
+        let ownerID = ObjectIdentifier(owner)
+        var work = AfterUnlock()
+        state.withLock { state in
+            guard let event = state.eventsByKey[key] else { return }
+            _ = state.end(state.registry.endAll(ownedBy: ownerID, event: event), into: &work)
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
+    /// Ends every subscription, and keeps accepting new ones: a bus reset, unlike ``shutDown()``.
+    func cancelAll() {
+        var work = AfterUnlock()
+        state.withLock { state in _ = state.end(state.registry.endAll(), into: &work) }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
     /// The number of live subscriptions to `event`, after ending those whose owner is gone.
     func listenerCount(for event: Int) -> Int {
         var work = AfterUnlock()
@@ -174,6 +215,12 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
         return count
     }
 
+    /// The number of live subscriptions to the event `key`.
+    func listenerCount(forKey key: ObjectIdentifier) -> Int {
+        guard let event = state.withLock({ $0.eventsByKey[key] }) else { return 0 }
+        return listenerCount(for: event)
+    }
+
     /// Ends every subscription (sequences finish) and makes later fires and subscriptions inert.
     ///
     /// Fires already queued are dropped: their listeners have ended.
@@ -182,9 +229,11 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
         state.withLock { state in
             state.end(state.registry.close(), into: &work)
             for lane in state.lanes.indices {
-                work.continuations += state.lanes[lane].dropPending()
+                let (dropped, flushed) = state.lanes[lane].dropPending()
+                work.dropped.append(dropped)
+                work.continuations += flushed
             }
-            state.latest = state.latest.map { _ in nil }
+            work.dropped.append(state.latest.removeAll())
         }
         work.run(diagnostics: diagnostics, storage: self)
     }
@@ -196,26 +245,26 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
 
     // MARK: Fire → delivery
 
-    /// Delivers `payload` to every listener of `event` subscribed now: queued for the main actor and
-    /// actor lanes, and on this thread for the immediate lane.
+    /// Delivers the payload at `payload` to every listener of `event` subscribed now: queued for
+    /// the main actor and actor lanes, and on this thread for the immediate lane.
     ///
-    /// Never waits for callbacks of other lanes.
-    func fire(_ payload: Payload, event: Int) {
+    /// Never waits for callbacks of other lanes. `payload` need only live until this returns.
+    func fire(event: Int, payload: UnsafeRawPointer) {
+        var work = AfterUnlock()
+        let inline = state.withLock { state in state.route(payload, event: event, work: &work) }
+        if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
+        if let inline { deliverImmediately(inline) }
+    }
+
+    /// Delivers the payload at `payload` to the listeners of the event `key`; nothing when no one
+    /// ever subscribed to it.
+    func fire(key: ObjectIdentifier, payload: UnsafeRawPointer) {
         var work = AfterUnlock()
         let inline = state.withLock { state -> InlineDelivery? in
-            guard !state.registry.isClosed else { return nil }
-            if state.replayRules[event] != .none { state.latest[event] = payload }
-            let mark = state.registry.nextID
-            var inline: InlineDelivery?
-            for number in state.registry.routes[event] {
-                let bucket = state.registry.buckets[number]
-                guard bucket.liveCount > 0 else { continue }
-                let delivery = Delivery(payload: payload, bucket: .passUnretained(bucket), mark: mark)
-                if let started = state.route(delivery, toLane: bucket.lane, work: &work) { inline = started }
-            }
-            return inline
+            guard let event = state.eventsByKey[key] else { return nil }
+            return state.route(payload, event: event, work: &work)
         }
-        work.run(diagnostics: diagnostics, storage: self)
+        if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         if let inline { deliverImmediately(inline) }
     }
 
@@ -235,21 +284,28 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
 
     /// A delivery the caller runs on its own thread right away: the immediate lane was idle.
     struct InlineDelivery {
-        let delivery: Delivery<Payload>
+        let header: DeliveryHeader
+        /// The payload: the firing caller's, or `copy`'s.
+        let payload: UnsafeRawPointer
+        /// A copy of the payload the delivery owns, when the original may change once unlocked.
+        let copy: DeliveryBuffer?
     }
 
     /// Delivers an immediate fire on this thread, then whatever was queued on the lane meanwhile.
     private func deliverImmediately(_ inline: InlineDelivery) {
-        let lane = Self.immediateLane
-        let cursor = state.withLock { $0.lanes[lane].cursor }
-        withUnsafePointer(to: inline.delivery) { deliver($0, lane: lane, cursor: cursor) }
-        finish(lane: lane, count: 1, recycling: [])
-        while drainBatch(lane: lane, cursor: cursor) {}
+        withUnsafePointer(to: inline.header) { header in
+            deliver(header, payload: inline.payload, lane: Self.immediateLane, cursor: immediateCursor)
+        }
+        var buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil)
+        while let batch = buffer {
+            let count = deliver(batch, lane: Self.immediateLane, cursor: immediateCursor)
+            buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: count, recycling: batch)
+        }
     }
 
     /// Schedules a main-actor job that drains the main lane.
     func scheduleMainDrain() {
-        Task { @MainActor in self.drainJob(lane: Self.mainLane) }
+        Task { @MainActor in self.drainJob(lane: Self.mainLane, cursor: self.mainCursor) }
     }
 
     /// Schedules a job on `actor` that drains its lane.
@@ -258,54 +314,60 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
     }
 
     private func drain(lane: Int, isolatedTo actor: isolated any Actor) {
-        drainJob(lane: lane)
+        drainJob(lane: lane, cursor: state.withLock { $0.lanes[lane].cursor })
     }
 
     /// Delivers queued batches on the lane's executor, yielding it after ``batchesPerJob``.
-    private func drainJob(lane: Int) {
-        let cursor = state.withLock { $0.lanes[lane].cursor }
-        for _ in 0..<Self.batchesPerJob {
-            guard drainBatch(lane: lane, cursor: cursor) else { return }
-        }
-        // Still busy: let other work on this executor run, then continue.
-        let actor = state.withLock { $0.lanes[lane].actor }
-        if lane == Self.mainLane {
-            scheduleMainDrain()
-        } else if let actor {
-            scheduleDrain(lane: lane, on: actor)
-        } else {
-            state.withLock { $0.lanes[lane].isDraining = false }
-        }
-    }
-
-    /// Takes and delivers one batch.
-    ///
-    /// - Returns: Whether there was one; when not, the lane's drain has ended.
-    private func drainBatch(lane: Int, cursor: PassCursor) -> Bool {
-        guard var batch = state.withLock({ $0.lanes[lane].takeBatch() }) else { return false }
-        batch.withUnsafeBufferPointer { deliveries in
-            for index in deliveries.indices {
-                deliver(deliveries.baseAddress.unsafelyUnwrapped + index, lane: lane, cursor: cursor)
+    private func drainJob(lane: Int, cursor: PassCursor) {
+        var buffer = state.withLock { $0.lanes[lane].takeBatch() }
+        var batches = 0
+        while let batch = buffer {
+            let count = deliver(batch, lane: lane, cursor: cursor)
+            batches += 1
+            guard batches < Self.batchesPerJob else {
+                finish(lane: lane, delivered: count, recycling: batch)
+                // Still busy: let other work on this executor run, then continue.
+                if lane == Self.mainLane {
+                    scheduleMainDrain()
+                } else if let actor = state.withLock({ $0.lanes[lane].actor }) {
+                    scheduleDrain(lane: lane, on: actor)
+                }
+                return
             }
+            buffer = finishAndTakeNext(lane: lane, delivered: count, recycling: batch)
         }
-        let count = batch.count
-        batch.removeAll(keepingCapacity: true)
-        finish(lane: lane, count: count, recycling: batch)
-        return true
     }
 
-    /// Ends a pass: releases what it deferred, compacts what it kept from compacting, and resumes
-    /// the `off` and `flush` callers it was holding.
-    private func finish(lane: Int, count: Int, recycling storage: [Delivery<Payload>]) {
-        var work = AfterUnlock()
-        state.withLock { state in
-            work.continuations += state.lanes[lane].finishBatch(count: count, recycling: storage)
-            state.actOnRequests(lane: lane, into: &work)
-            let due = state.lanes[lane].bucketsDueForCompaction
-            state.lanes[lane].bucketsDueForCompaction = []
-            for bucket in due { state.tidy(bucket) }
-            state.vacate(lane: lane)
+    /// Delivers every entry of a batch, then empties it (outside the lock: destroying a payload may
+    /// run user code).
+    ///
+    /// - Returns: How many deliveries the batch held.
+    private func deliver(_ batch: DeliveryBuffer, lane: Int, cursor: PassCursor) -> Int {
+        let count = batch.count
+        for index in 0..<count {
+            deliver(batch.header(at: index), payload: batch.payload(at: index), lane: lane, cursor: cursor)
         }
+        batch.removeAll()
+        return count
+    }
+
+    /// Ends a batch and takes the next one under one lock.
+    ///
+    /// - Returns: The next batch, or `nil` when the lane's drain has ended.
+    private func finishAndTakeNext(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?) -> DeliveryBuffer? {
+        var work = AfterUnlock()
+        let next = state.withLock { state -> DeliveryBuffer? in
+            state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work)
+            return state.lanes[lane].takeBatch()
+        }
+        if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
+        return next
+    }
+
+    /// Ends a batch.
+    private func finish(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?) {
+        var work = AfterUnlock()
+        state.withLock { state in state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work) }
         work.run(diagnostics: diagnostics, storage: self)
     }
 
@@ -318,23 +380,29 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
 
     /// Delivers one fire or replay.
     @inline(__always)
-    private func deliver(_ delivery: UnsafePointer<Delivery<Payload>>, lane: Int, cursor: PassCursor) {
-        let payload = UnsafeRawPointer(delivery) + payloadOffset
-        let bucket = delivery.pointee.bucket.takeUnretainedValue()
-        if delivery.pointee.isReplay {
+    private func deliver(
+        _ header: UnsafePointer<DeliveryHeader>,
+        payload: UnsafeRawPointer,
+        lane: Int,
+        cursor: PassCursor
+    ) {
+        let bucket = header.pointee.bucket.takeUnretainedValue()
+        if header.pointee.isReplay {
             let target = state.withLock { state -> UnsafeMutablePointer<ListenerEntry>? in
                 let token = EventListenerToken(
-                    busID: busID, listenerID: delivery.pointee.targetID, slot: delivery.pointee.targetSlot, issuer: nil)
+                    busID: busID, listenerID: header.pointee.targetID, slot: header.pointee.targetSlot, issuer: nil)
                 return state.registry.entry(of: token)?.entry
             }
             guard let target else { return }
             DeliveryPass.call(target, payload: payload, bucket: bucket, cursor: cursor) { actOnRequests(lane: lane) }
         } else {
-            DeliveryPass.run(payload: payload, bucket: bucket, mark: delivery.pointee.mark, cursor: cursor) {
+            DeliveryPass.run(payload: payload, bucket: bucket, mark: header.pointee.mark, cursor: cursor) {
                 actOnRequests(lane: lane)
             }
         }
     }
+
+    private static let busIDs = LockedValue(UInt64(0))
 
     private static func makeBusID() -> UInt64 {
         busIDs.withLock { id in
@@ -342,21 +410,25 @@ final class BusStorage<Payload: Sendable>: SubscriptionIssuer, @unchecked Sendab
             return id
         }
     }
-
-    private static var busIDs: LockedValue<UInt64> { BusIDs.counter }
-}
-
-/// The counter of bus ids, shared by every payload type.
-private enum BusIDs {
-    static let counter = LockedValue(UInt64(0))
 }
 
 extension BusStorage.State {
+    /// The index of the event `key`, added if new.
+    mutating func event(forKey key: ObjectIdentifier) -> Int {
+        if let event = eventsByKey[key] { return event }
+        let event = replayRules.count
+        eventsByKey[key] = event
+        replayRules.append(.none)
+        latest.addEvent()
+        registry.addEvents(upTo: event)
+        return event
+    }
+
     /// The lane for `selector`, created for an actor on its first subscription.
     mutating func lane(for selector: LaneSelector) -> Int {
         switch selector {
-        case .mainActor: return BusStorage<Payload>.mainLane
-        case .immediate: return BusStorage<Payload>.immediateLane
+        case .mainActor: return BusStorage.mainLane
+        case .immediate: return BusStorage.immediateLane
         case .actor(let actor):
             let id = ObjectIdentifier(actor)
             if let lane = actorLanes[id], lanes[lane].actor != nil { return lane }
@@ -368,7 +440,7 @@ extension BusStorage.State {
                 lanes[lane].name = name
             } else {
                 lane = lanes.count
-                lanes.append(DeliveryLane(name: name, actor: actor))
+                lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
             }
             actorLanes[id] = lane
             return lane
@@ -376,33 +448,62 @@ extension BusStorage.State {
     }
 
     /// The payload a new subscription to `event` is owed by replay, if any.
-    func replay(for event: Int, asked: Bool) -> Payload? {
+    func replay(for event: Int, asked: Bool) -> UnsafeRawPointer? {
         switch replayRules[event] {
-        case .sticky: latest[event]
-        case .latestOnRequest: asked ? latest[event] : nil
+        case .sticky: latest.payload(of: event)
+        case .latestOnRequest: asked ? latest.payload(of: event) : nil
         case .none: nil
         }
     }
 
-    /// Queues a delivery on its lane, scheduling the lane's drain if needed.
+    /// Queues the payload at `payload` for every listener of `event` subscribed now, in each lane.
     ///
     /// - Returns: For the immediate lane when it was idle, the delivery for the caller to run now.
     mutating func route(
-        _ delivery: Delivery<Payload>,
-        toLane lane: Int,
+        _ payload: UnsafeRawPointer,
+        event: Int,
         work: inout AfterUnlock
-    ) -> BusStorage<Payload>.InlineDelivery? {
-        if lane == BusStorage<Payload>.immediateLane, !lanes[lane].isDraining {
-            lanes[lane].startInlineDelivery()
-            return .init(delivery: delivery)
+    ) -> BusStorage.InlineDelivery? {
+        guard !registry.isClosed else { return nil }
+        if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.dropped.append(replaced) }
+        let mark = registry.nextID
+        var inline: BusStorage.InlineDelivery?
+        for number in registry.routes[event] {
+            let bucket = registry.buckets[number]
+            guard bucket.liveCount > 0 else { continue }
+            let header = DeliveryHeader(bucket: .passUnretained(bucket), mark: mark)
+            if let started = route(header, payload: payload, toLane: bucket.lane, copyingInline: false, work: &work) {
+                inline = started
+            }
         }
-        let (mustSchedule, backlog) = lanes[lane].enqueue(delivery)
+        return inline
+    }
+
+    /// Queues a delivery on its lane, scheduling the lane's drain if needed.
+    ///
+    /// - Returns: For the immediate lane when it was idle, the delivery for the caller to run now;
+    ///   with its own copy of the payload when `copyingInline`.
+    mutating func route(
+        _ header: DeliveryHeader,
+        payload: UnsafeRawPointer,
+        toLane lane: Int,
+        copyingInline: Bool,
+        work: inout AfterUnlock
+    ) -> BusStorage.InlineDelivery? {
+        if lane == BusStorage.immediateLane, !lanes[lane].isDraining {
+            lanes[lane].startInlineDelivery()
+            guard copyingInline else { return .init(header: header, payload: payload, copy: nil) }
+            let copy = DeliveryBuffer(layout: layout)
+            copy.append(header, payload: payload)
+            return .init(header: header, payload: UnsafeRawPointer(copy.payload(at: 0)), copy: copy)
+        }
+        let (mustSchedule, backlog) = lanes[lane].enqueue(header, payload: payload)
         if let backlog { work.diagnostics.append(.backlog(backlog)) }
         guard mustSchedule else { return nil }
         switch lane {
-        case BusStorage<Payload>.mainLane:
+        case BusStorage.mainLane:
             work.scheduleMain = true
-        case BusStorage<Payload>.immediateLane:
+        case BusStorage.immediateLane:
             break
         default:
             if let actor = lanes[lane].actor {
@@ -411,7 +512,9 @@ extension BusStorage.State {
                 // The actor is gone: so are its subscriptions.
                 lanes[lane].isDraining = false
                 end(registry.endAll(inLane: lane), into: &work)
-                work.continuations += lanes[lane].dropPending()
+                let (dropped, flushed) = lanes[lane].dropPending()
+                work.dropped.append(dropped)
+                work.continuations += flushed
             }
         }
         return nil
@@ -432,18 +535,14 @@ extension BusStorage.State {
         return mayBeCalled
     }
 
-    /// Finishes ending one subscription; see ``end(_:into:)-([ListenerRegistry.Ended],_)``.
-    mutating func end(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
-        end([ended], into: &work)
-    }
-
     mutating func end(_ sweep: ListenerRegistry.Sweep, into work: inout AfterUnlock) {
         end(sweep.ended, into: &work)
         work.liveOwners += sweep.liveOwners
     }
 
     /// Takes an ended subscription's callback for release after unlocking, unless the running pass
-    /// of its lane may be calling it: the pass releases it then, when it moves on.
+    /// of its lane may be calling it: the pass releases it when it finishes (or when an `off`
+    /// waiting for it asks it to act).
     ///
     /// - Returns: Whether the pass may be calling it.
     private mutating func release(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
@@ -452,7 +551,6 @@ extension BusStorage.State {
         if let lifetime = ended.lifetime { work.lifetimes.append(lifetime) }
         if lanes[lane].isPassActive, lanes[lane].cursor.mayCall(bucket: ended.bucket.number, id: ended.id) {
             lanes[lane].deferredReleases.append((ended.bucket, ended.position))
-            lanes[lane].cursor.request()
             return true
         }
         work.callbacks.append(ended.bucket.takeCallback(at: ended.position))
@@ -464,11 +562,29 @@ extension BusStorage.State {
     mutating func tidy(_ bucket: ListenerBucket) {
         let lane = bucket.lane
         guard !lanes[lane].isPassActive else {
-            lanes[lane].bucketsDueForCompaction.append(bucket)
+            if !bucket.isDueForTidying {
+                bucket.isDueForTidying = true
+                lanes[lane].bucketsDueForTidying.append(bucket)
+            }
             return
         }
+        bucket.isDueForTidying = false
         bucket.trimTrailingHoles()
         if bucket.isDueForCompaction { registry.compact(bucket) }
+        vacate(lane: lane)
+    }
+
+    /// Ends a pass: releases what it deferred, tidies what it kept from tidying, and resumes the
+    /// `off` and `flush` callers it was holding.
+    mutating func finishPass(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?, into work: inout AfterUnlock)
+    {
+        work.continuations += lanes[lane].finishBatch(count: delivered, recycling: buffer)
+        actOnRequests(lane: lane, into: &work)
+        if !lanes[lane].bucketsDueForTidying.isEmpty {
+            let due = lanes[lane].bucketsDueForTidying
+            lanes[lane].bucketsDueForTidying = []
+            for bucket in due { tidy(bucket) }
+        }
         vacate(lane: lane)
     }
 
@@ -477,20 +593,22 @@ extension BusStorage.State {
     /// Called by the pass itself, between callbacks or at its end: it is calling nothing now, and
     /// taking the lock orders every later read of an entry's state after the ends it acts on.
     mutating func actOnRequests(lane: Int, into work: inout AfterUnlock) {
-        for (bucket, position) in lanes[lane].deferredReleases {
-            work.callbacks.append(bucket.takeCallback(at: position))
+        if !lanes[lane].deferredReleases.isEmpty {
+            for (bucket, position) in lanes[lane].deferredReleases {
+                work.callbacks.append(bucket.takeCallback(at: position))
+            }
+            lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
         }
-        lanes[lane].deferredReleases = []
-        work.continuations += lanes[lane].offWaiters
-        lanes[lane].offWaiters = []
+        if !lanes[lane].offWaiters.isEmpty {
+            work.continuations += lanes[lane].offWaiters
+            lanes[lane].offWaiters = []
+        }
         lanes[lane].cursor.clearRequests()
     }
 
     /// Frees an actor lane that has nothing left, so that another actor can use it.
     mutating func vacate(lane: Int) {
-        guard lane > BusStorage<Payload>.immediateLane, lanes[lane].isVacant, let actor = lanes[lane].actor else {
-            return
-        }
+        guard lane > BusStorage.immediateLane, lanes[lane].isVacant, let actor = lanes[lane].actor else { return }
         actorLanes[ObjectIdentifier(actor)] = nil
         lanes[lane].actor = nil
         vacantLanes.append(lane)
@@ -505,17 +623,26 @@ struct AfterUnlock {
     var lifetimes: [SubscriptionLifetime] = []
     /// Owners a sweep looked at, released here in case the sweep held the last reference.
     var liveOwners: [any AnyObject & Sendable] = []
+    /// Payloads no longer needed (dropped fires, replaced replays), destroyed here.
+    var dropped: [DeliveryBuffer] = []
     /// `flush` and `off` callers to resume.
     var continuations: [CheckedContinuation<Void, Never>] = []
     var diagnostics: [BusDiagnostic] = []
     var scheduleMain = false
     var actorDrains: [(lane: Int, actor: any Actor)] = []
 
+    /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
+    var isEmpty: Bool {
+        !scheduleMain && callbacks.isEmpty && lifetimes.isEmpty && liveOwners.isEmpty && dropped.isEmpty
+            && continuations.isEmpty && diagnostics.isEmpty && actorDrains.isEmpty
+    }
+
     /// Does it all: end hooks, releases, drains, then resumes waiters.
-    mutating func run<Payload>(diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage<Payload>) {
+    mutating func run(diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage) {
         for lifetime in lifetimes { lifetime.onEnd?() }
         callbacks = []
         liveOwners = []
+        dropped = []
         if scheduleMain { storage.scheduleMainDrain() }
         for (lane, actor) in actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
         for diagnostic in diagnostics { hook?(diagnostic) }
@@ -523,7 +650,70 @@ struct AfterUnlock {
     }
 }
 
-/// The fire → delivery hot loop, free of any payload type.
+/// The latest payload of each event, for replay: raw storage in the bus's payload layout.
+final class ReplayStore: @unchecked Sendable {
+    // @unchecked: only touched under the bus's lock.
+
+    private let layout: PayloadLayout
+    private var slots: UnsafeMutableRawPointer
+    private var filled: [Bool]
+
+    init(layout: PayloadLayout, eventCount: Int) {
+        self.layout = layout
+        filled = Array(repeating: false, count: eventCount)
+        slots = .allocate(byteCount: max(1, eventCount) * layout.stride, alignment: layout.alignment)
+    }
+
+    deinit {
+        _ = removeAll()
+        slots.deallocate()
+    }
+
+    /// The latest payload of `event`, if it has one.
+    func payload(of event: Int) -> UnsafeRawPointer? {
+        filled[event] ? UnsafeRawPointer(slots + event * layout.stride) : nil
+    }
+
+    /// Keeps a copy of the payload at `payload` as the latest of `event`.
+    ///
+    /// - Returns: The payload it replaced, to destroy after unlocking.
+    func set(_ event: Int, to payload: UnsafeRawPointer) -> DeliveryBuffer? {
+        let slot = slots + event * layout.stride
+        var replaced: DeliveryBuffer?
+        if filled[event] {
+            let old = DeliveryBuffer(layout: layout)
+            old.appendMoving(payload: slot)
+            replaced = old
+        }
+        layout.copy(to: slot, from: payload)
+        filled[event] = true
+        return replaced
+    }
+
+    /// Makes room for one more event.
+    func addEvent() {
+        let count = filled.count
+        let grown = UnsafeMutableRawPointer.allocate(
+            byteCount: (count + 1) * layout.stride, alignment: layout.alignment)
+        grown.copyMemory(from: slots, byteCount: count * layout.stride)
+        slots.deallocate()
+        slots = grown
+        filled.append(false)
+    }
+
+    /// Forgets every payload.
+    ///
+    /// - Returns: The payloads, to destroy after unlocking.
+    func removeAll() -> DeliveryBuffer {
+        let removed = DeliveryBuffer(layout: layout)
+        for event in filled.indices where filled[event] {
+            removed.appendMoving(payload: slots + event * layout.stride)
+            filled[event] = false
+        }
+        return removed
+    }
+}
+
 enum DeliveryPass {
     /// Calls, in subscription order, every live listener of `bucket` subscribed before `mark`.
     ///

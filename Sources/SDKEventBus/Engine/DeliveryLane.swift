@@ -10,20 +10,6 @@ enum LaneSelector: @unchecked Sendable {
     case actor(any Actor)
 }
 
-/// One queued fire, or one replay owed to a single subscription.
-struct Delivery<Payload> {
-    var payload: Payload
-    /// The bucket whose listeners receive it.
-    let bucket: Unmanaged<ListenerBucket>
-    /// The registry's next listener id when it was fired: only listeners with a smaller id get it.
-    let mark: UInt64
-    /// For a replay, the one subscription it is for (its token's listener id and slot).
-    var targetID: UInt64 = .max
-    var targetSlot: Int = -1
-
-    var isReplay: Bool { targetID != .max }
-}
-
 /// A caller of ``BusStorage/flush()`` and how many lanes it still waits for.
 final class FlushWaiter: @unchecked Sendable {
     // @unchecked: only touched under the bus's lock.
@@ -41,7 +27,7 @@ final class FlushWaiter: @unchecked Sendable {
 ///
 /// A lane runs at most one pass at a time, so the callbacks of one lane never run concurrently and
 /// see fires in the order they were queued.
-struct DeliveryLane<Payload> {
+struct DeliveryLane {
     /// How many pending fires trigger the first backlog report; each later report doubles it.
     static var backlogThreshold: Int { 1_000 }
 
@@ -53,9 +39,9 @@ struct DeliveryLane<Payload> {
 
     /// How many live subscriptions the lane delivers to.
     var liveCount = 0
-    private(set) var pending: [Delivery<Payload>] = []
-    /// The storage of the last batch, emptied, kept to avoid reallocating per batch.
-    private var spare: [Delivery<Payload>] = []
+    private(set) var pending: DeliveryBuffer
+    /// The buffer of the last batch, emptied, kept to avoid reallocating per batch.
+    private var spare: DeliveryBuffer
     /// Whether a drain is scheduled or running (for the immediate lane: a thread is delivering).
     var isDraining = false
     /// Whether a pass is between taking a batch and finishing it.
@@ -77,8 +63,8 @@ struct DeliveryLane<Payload> {
         satisfiedOffWaiterWatchers += offWaiterWatchers.filter { $0.count <= count }.map(\.continuation)
         offWaiterWatchers.removeAll { $0.count <= count }
     }
-    /// Buckets to compact once no pass runs.
-    var bucketsDueForCompaction: [ListenerBucket] = []
+    /// Buckets to tidy once no pass runs; each at most once (its ``ListenerBucket/isDueForTidying``).
+    var bucketsDueForTidying: [ListenerBucket] = []
 
     private(set) var enqueuedCount: UInt64 = 0
     private(set) var deliveredCount: UInt64 = 0
@@ -89,9 +75,11 @@ struct DeliveryLane<Payload> {
     private var nextBacklogReport = Self.backlogThreshold
     private var oldestPendingSince: ContinuousClock.Instant?
 
-    init(name: String, actor: (any Actor)? = nil) {
+    init(name: String, layout: PayloadLayout, actor: (any Actor)? = nil) {
         self.name = name
         self.actor = actor
+        pending = DeliveryBuffer(layout: layout)
+        spare = DeliveryBuffer(layout: layout)
     }
 
     /// Whether every fire queued on the lane has been delivered.
@@ -106,9 +94,12 @@ struct DeliveryLane<Payload> {
     ///
     /// - Returns: Whether the caller must schedule a drain, and a backlog report if the queue
     ///   reached a new threshold.
-    mutating func enqueue(_ delivery: Delivery<Payload>) -> (mustSchedule: Bool, backlog: DeliveryBacklog?) {
+    mutating func enqueue(
+        _ header: DeliveryHeader,
+        payload: UnsafeRawPointer
+    ) -> (mustSchedule: Bool, backlog: DeliveryBacklog?) {
         if pending.isEmpty { oldestPendingSince = .now }
-        pending.append(delivery)
+        pending.append(header, payload: payload)
         enqueuedCount += 1
         let backlog = recordBacklog()
         if isDraining { return (false, backlog) }
@@ -125,37 +116,40 @@ struct DeliveryLane<Payload> {
 
     /// Takes every queued delivery, and marks the pass active.
     ///
-    /// - Returns: The deliveries, or `nil` when none is queued; the drain then ends.
-    mutating func takeBatch() -> [Delivery<Payload>]? {
+    /// - Returns: The deliveries, or `nil` when none is queued; the drain then ends. Give the
+    ///   buffer back with ``finishBatch(count:recycling:)`` once it is emptied.
+    mutating func takeBatch() -> DeliveryBuffer? {
         guard !pending.isEmpty else {
             isDraining = false
             return nil
         }
-        var batch = spare
-        swap(&batch, &pending)
-        spare = []
+        let batch = pending
+        pending = spare
         oldestPendingSince = nil
         nextBacklogReport = Self.backlogThreshold
         isPassActive = true
         return batch
     }
 
-    /// Records that the pass delivered `count` fires, and keeps `storage` for a later batch.
+    /// Records that the pass delivered `count` fires, and keeps `buffer`, emptied, for a later
+    /// batch.
     ///
     /// - Returns: The flush callers whose fires have all been delivered, to resume after unlocking.
-    mutating func finishBatch(count: Int, recycling storage: [Delivery<Payload>]) -> [CheckedContinuation<Void, Never>]
-    {
+    mutating func finishBatch(count: Int, recycling buffer: DeliveryBuffer?) -> [CheckedContinuation<Void, Never>] {
         isPassActive = false
-        if spare.capacity < storage.capacity { spare = storage }
+        if let buffer { spare = buffer }
         return markDelivered(UInt64(count))
     }
 
     /// Drops every queued fire, for a bus that shuts down.
-    mutating func dropPending() -> [CheckedContinuation<Void, Never>] {
-        let dropped = UInt64(pending.count)
-        pending = []
+    ///
+    /// - Returns: The dropped deliveries, to destroy after unlocking (a payload's deinit may run
+    ///   user code), and the flush callers to resume.
+    mutating func dropPending() -> (dropped: DeliveryBuffer, flushed: [CheckedContinuation<Void, Never>]) {
+        let dropped = pending
+        pending = DeliveryBuffer(layout: dropped.layout)
         oldestPendingSince = nil
-        return markDelivered(dropped)
+        return (dropped, markDelivered(UInt64(dropped.count)))
     }
 
     private mutating func markDelivered(_ count: UInt64) -> [CheckedContinuation<Void, Never>] {
@@ -187,5 +181,4 @@ struct DeliveryLane<Payload> {
     }
 }
 
-extension Delivery: Sendable where Payload: Sendable {}
-extension DeliveryLane: Sendable where Payload: Sendable {}
+extension DeliveryLane: Sendable {}

@@ -30,6 +30,8 @@ final class ListenerBucket: @unchecked Sendable {
     private(set) var count = 0
     /// How many entries are live.
     private(set) var liveCount = 0
+    /// Whether the bucket waits in its lane's list of buckets to tidy when the running pass ends.
+    var isDueForTidying = false
     /// Whether ended entries outnumber live ones enough to be worth compacting, or none is live.
     var isDueForCompaction: Bool { count > 0 && (liveCount == 0 || (count > 32 && count > 2 * liveCount)) }
 

@@ -168,6 +168,23 @@ struct ListenerRegistry {
         endAll { $0.ownerID == ownerID }
     }
 
+    /// Ends every subscription to `event` bound to the owner with identity `ownerID`.
+    mutating func endAll(ownedBy ownerID: ObjectIdentifier, event: Int) -> [Ended] {
+        let doomed = lifetimes.filter { slot, lifetime in
+            lifetime.ownerID == ownerID && buckets[Int(slots[Int(slot)].bucket)].event == event
+        }.keys.sorted()
+        return doomed.map { end(slot: $0) }
+    }
+
+    /// Ends every live subscription, and keeps accepting new ones.
+    mutating func endAll() -> [Ended] {
+        var ended: [Ended] = []
+        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id {
+            ended.append(end(slot: Int32(index)))
+        }
+        return ended
+    }
+
     /// Ends every subscription of `lane`, for a lane whose actor is gone.
     mutating func endAll(inLane lane: Int) -> [Ended] {
         var ended: [Ended] = []

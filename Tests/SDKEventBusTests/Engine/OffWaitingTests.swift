@@ -38,7 +38,7 @@ import Testing
             await bus.off(token)
             return finished.withLock { $0 }
         }
-        await bus.storage.waitForOffWaiters(1, lane: BusStorage<EventPayloadValue>.immediateLane)
+        await bus.storage.waitForOffWaiters(1, lane: BusStorage.immediateLane)
         proceed.signal()
         #expect(await off.value, "off returned while the pass was still calling the listener")
     }
@@ -57,7 +57,7 @@ import Testing
         onAThreadOfItsOwn { emitter.fire(SamplePayloads.sample(.bucketing)) }
         _ = await offThePool { entered.wait(timeout: .now() + 30) }
         let off = Task { await bus.off(later) }
-        await bus.storage.waitForOffWaiters(1, lane: BusStorage<EventPayloadValue>.immediateLane)
+        await bus.storage.waitForOffWaiters(1, lane: BusStorage.immediateLane)
         proceed.signal()
         await off.value
         await bus.flush()
