@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTPServer
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -231,15 +232,15 @@ import Testing
         let (server, service) = try Self.serve(Self.etagServer { version.withLock { $0 } })
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
+        let (client, _) = harness.client(service)
         try await client.ready()
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.appliedChange == .unchanged }
         version.withLock { $0 = (Self.changed, "\"v2\"") }
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         await client.bus.flush()
-        #expect(harness.log.names == [.ready, .configUpdated])
+        #expect(harness.recorder.events == [.ready, .configUpdated])
         #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", "\"v1\""])
         #expect(client.config?.accountId == "changed")
         await client.shutdown()
@@ -254,8 +255,8 @@ import Testing
         }
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(120), "not the 1 s backoff")
+        let (client, _) = harness.client(service)
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(120), "not the 1 s backoff")
         try await client.ready()
         await client.shutdown()
     }
@@ -264,8 +265,8 @@ import Testing
         let (server, service) = try Self.serve { _ in Response(status: 404) }
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        #expect(await harness.clock.nextSleep() == .seconds(60), "the refresh interval, not a backoff")
+        let (client, _) = harness.client(service)
+        #expect(await harness.clock.nextDeadline() == .seconds(60), "the refresh interval, not a backoff")
         #expect(client.status.lastFetchError is ConfigFetchError)
         await client.shutdown()
     }
@@ -275,9 +276,9 @@ import Testing
         let (server, service) = try Self.serve { _ in Response(status: 401) }
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service, refreshInterval: nil)
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(30))
-        #expect(await harness.clock.nextSleep() == .seconds(30), "the second attempt failed and waits again")
+        let (client, _) = harness.client(service, refreshInterval: nil)
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(30))
+        #expect(await harness.clock.nextDeadline() == .seconds(30), "the second attempt failed and waits again")
         #expect(server.receivedRequests.count == 2)
         await client.shutdown()
     }
@@ -288,8 +289,8 @@ import Testing
         }
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        #expect(await harness.clock.nextSleep() == .seconds(86_400))
+        let (client, _) = harness.client(service)
+        #expect(await harness.clock.nextDeadline() == .seconds(86_400))
         await client.shutdown()
     }
 
@@ -304,9 +305,9 @@ import Testing
         }
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
+        let (client, _) = harness.client(service)
         var delays: [Duration] = []
-        for _ in 0..<4 { delays.append(await harness.clock.advanceToNextSleep()) }
+        for _ in 0..<4 { delays.append(await harness.clock.advanceToNextDeadline()) }
         #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
         await client.shutdown()
     }
@@ -315,7 +316,7 @@ import Testing
         let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, delay: .seconds(5)) }
         defer { server.stop() }
         let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
+        let (client, _) = harness.client(service)
         while server.receivedRequests.isEmpty { await Task.yield() }
         let started = ContinuousClock.now
         await client.shutdown()

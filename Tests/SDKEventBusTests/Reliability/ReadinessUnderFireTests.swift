@@ -1,4 +1,5 @@
 import Foundation
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -62,10 +63,9 @@ import Testing
         var random = SplitMix64(seed: seed)
         let (bus, emitter) = EventBus.makeBus()
         let store = ConfigStore(emitter: emitter)
-        let clock = ManualClock()
+        let clock = TestClock()
         let tally = Tally()
-        let readyEvents = Counter()
-        _ = bus.on(.ready) { _ in readyEvents.increment() }
+        let readyEvents = EventRecorder(bus, events: [.ready])
 
         func makeWaiter(timed: Bool) -> Task<Void, Never> {
             Task {
