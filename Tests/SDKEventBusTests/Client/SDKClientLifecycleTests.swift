@@ -125,7 +125,7 @@ import Testing
         let clock = harness.clock
         let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
         harness.clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
-        while harness.clock.sleeperCount < 2 { await Task.yield() }
+        await harness.clock.waitForSleepers(2)  // the fetch and the timed wait
         harness.clock.advance(by: .seconds(2))
         await #expect(throws: ReadinessError.timedOut(after: .seconds(2))) { try await timed.value }
         harness.clock.advance(by: .seconds(8))
@@ -137,7 +137,7 @@ import Testing
     @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async {
         let (client, _, _) = await makeClient([.hang])
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
-        while client.store.waiterCount < 10 { await Task.yield() }
+        await client.store.waitForWaiters(10)
         await client.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
@@ -163,7 +163,7 @@ import Testing
     @Test func shutdownDuringAHangingFetchReturnsPromptly() async {
         let (client, service, _) = await makeClient([.hang])
         harness.clock.advance(by: .seconds(1))
-        while service.fetchCount == 0 { await Task.yield() }
+        await service.waitForFetches(1)
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
@@ -171,7 +171,7 @@ import Testing
     @Test func shutdownDuringASlowFetchDiscardsItsResult() async {
         let (client, _, _) = await makeClient([.delayed(.seconds(30), .config(a))])
         harness.clock.advance(by: .seconds(1))
-        while harness.clock.sleeperCount == 0 { await Task.yield() }
+        await harness.clock.waitForSleepers(1)  // the fetch waits its 30 s
         await client.shutdown()
         harness.clock.advance(by: .seconds(30))
         #expect(client.config == nil)

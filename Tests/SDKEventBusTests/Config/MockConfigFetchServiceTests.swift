@@ -50,7 +50,7 @@ import Testing
     @Test func hangingFetchEndsWithCancellationWhenCancelled() async {
         let service = MockConfigFetchService([.hang])
         let fetch = Task { try await service.fetchLiveConfig() }
-        while service.fetchCount == 0 { await Task.yield() }
+        await service.waitForFetches(1)
         fetch.cancel()
         await #expect(throws: CancellationError.self) { try await fetch.value }
     }

@@ -29,7 +29,7 @@ import Testing
             try await store.waitForReady()
             return store.config
         }
-        while store.waiterCount == 0 { await Task.yield() }
+        await store.waitForWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         #expect(try await waiter.value == Fixtures.config(named: "A"))
         await bus.flush()
@@ -86,7 +86,7 @@ import Testing
                 }
             }
         }
-        while store.waiterCount < 1_000 { await Task.yield() }
+        await store.waitForWaiters(1_000)
         for waiter in waiters[..<500] { waiter.cancel() }
         // Cancelled waiters resume promptly, before any configuration arrives.
         for waiter in waiters[..<500] {
@@ -129,7 +129,7 @@ import Testing
         #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
-        while store.waiterCount == 0 { await Task.yield() }
+        await store.waitForWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await later.value
     }
@@ -147,7 +147,7 @@ import Testing
     @Test func shutDownResumesEveryWaiterWithATypedError() async {
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
-        while store.waiterCount < 100 { await Task.yield() }
+        await store.waitForWaiters(100)
         store.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }

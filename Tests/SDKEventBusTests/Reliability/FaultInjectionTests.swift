@@ -89,7 +89,8 @@ import Testing
     @Test func fetchThatHangsUntilShutdownEndsPromptlyAndFailsWaiters() async {
         let (client, service) = await makeClient([.hang])
         let waiter = Task { try await client.ready() }
-        while service.fetchCount == 0 { await Task.yield() }
+        await service.waitForFetches(1)
+        await client.store.waitForWaiters(1)
         await client.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         #expect(harness.diagnostics.steps.last?.isStopped == true)
@@ -99,7 +100,7 @@ import Testing
         let (client, _) = await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
         await harness.diagnostics.wait { $0.appliedChange == .first }
         harness.clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
-        while harness.clock.sleeperCount == 0 { await Task.yield() }
+        await harness.clock.waitForSleepers(1)
         await client.shutdown()
         harness.clock.advance(by: .seconds(45))
         #expect(client.config == a)
