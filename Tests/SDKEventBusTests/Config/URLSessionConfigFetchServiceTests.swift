@@ -215,7 +215,7 @@ import Testing
         try await Self.withServer(answering: Response(status: 200, body: Self.fixture, delay: .seconds(5))) {
             server, service in
             let fetch = Task { try await service.fetchLiveConfig() }
-            while server.receivedRequests.isEmpty { await Task.yield() }
+            await server.waitForRequests(1)
             let started = ContinuousClock.now
             fetch.cancel()
             await #expect(throws: CancellationError.self) { try await fetch.value }
@@ -230,9 +230,10 @@ import Testing
             var outcomes = (fetched: 0, cancelled: 0)
             for round in 0..<200 {
                 let fetch = Task { try await service.fetchLiveConfig() }
-                // Cancel as the server answers: the moment the request is in, give or take a few hops.
-                while server.receivedRequests.count <= round { await Task.yield() }
-                for _ in 0..<(round % 8) { await Task.yield() }
+                // Cancel as the server answers: once the request is in, after 0 to 7 hops that land the
+                // cancel at different points of the response.
+                await server.waitForRequests(round + 1)
+                await varyInterleaving(yielding: round % 8)
                 fetch.cancel()
                 do {
                     _ = try await fetch.value
@@ -360,7 +361,7 @@ import Testing
             server, service in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            while server.receivedRequests.isEmpty { await Task.yield() }
+            await server.waitForRequests(1)
             let started = ContinuousClock.now
             await client.shutdown()
             #expect(ContinuousClock.now - started < .seconds(4), "the request was cancelled, not awaited")
