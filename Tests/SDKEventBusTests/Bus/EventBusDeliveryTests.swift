@@ -134,7 +134,9 @@ import Testing
         #expect(received.items.isEmpty)
     }
 
-    @Test func offFromAnotherThreadDuringDeliverySkipsTheRemainingCallbacks() async {
+    @Test func cancelOnAnotherThreadWhileACallbackWaitsForItSkipsTheLaterListener() async {
+        // The callback blocks the main actor until another thread has cancelled the later listener;
+        // the pass, still running, must see that and skip it.
         let calls = Recorder<String>()
         let later = Recorder<EventListenerToken>()
         let bus = self.bus
