@@ -52,7 +52,7 @@ import Testing
             let token = target.items[0]
             let offStarted = DispatchSemaphore(value: 0)
             offTask.append(
-                Task { @OffCaller in
+                Task { @QueueActor in
                     offStarted.signal()
                     await bus.off(token)
                     progress.withLock { $0.firstReturningWhenOffReturned = $0.firstReturning }
@@ -60,7 +60,7 @@ import Testing
             // Blocking the main thread, never a thread of the cooperative pool: the off call runs on
             // its own queue, which has run it until it returned or suspended once `sync` returns.
             offStarted.wait()
-            OffCaller.executor.queue.sync {}
+            QueueActor.executor.queue.sync {}
             progress.withLock { $0.firstReturning = true }
         }
         target.append(bus.on(.ready) { _ in calls.append("second") })
@@ -86,34 +86,5 @@ import Testing
         var announced = false
         #expect(gate.open(1) { announced = true } == false)
         #expect(!announced, "no .ready for a store that was shut down first")
-    }
-}
-
-/// The global actor of the task that calls `off` in
-/// ``ReviewRegressionTests/offFromAnotherThreadReturnsOnlyOnceThePassIsDoneWithTheListener()``: its
-/// jobs run on a queue of their own, so that a test can tell when a job has run.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-@globalActor actor OffCaller {
-    static let shared = OffCaller()
-    static let executor = QueueExecutor(label: "ReviewRegressionTests.OffCaller")
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        Self.executor.asUnownedSerialExecutor()
-    }
-}
-
-/// A serial executor that runs each job on a serial dispatch queue: once `queue.sync {}` returns,
-/// every job enqueued before has run until its task suspended or ended.
-@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-final class QueueExecutor: SerialExecutor {
-    let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label)
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }
 }
