@@ -71,6 +71,36 @@ import Testing
         }
     }
 
+    /// A response the server holds back until the test releases it, so that a test can tell whether
+    /// a fetch ended before its response was sent without timing it.
+    final class HeldResponse: Sendable {
+        private let released = DispatchSemaphore(value: 0)
+        private let sent = LockedValue(false)
+        private let response: Response
+
+        init(_ response: Response) {
+            self.response = response
+        }
+
+        /// Whether the server has sent the response.
+        var wasSent: Bool { sent.withLock { $0 } }
+
+        /// Answers after ``release()``, waiting on the server's connection thread, never on the
+        /// cooperative pool; at most a minute, so that a failing test does not keep the thread.
+        var handler: LoopbackHTTPServer.Handler {
+            { [self] _ in
+                _ = released.wait(timeout: .now() + 60)
+                sent.withLock { $0 = true }
+                return response
+            }
+        }
+
+        /// Lets the server send the response.
+        func release() {
+            released.signal()
+        }
+    }
+
     /// Answers 200 with the body and `ETag`, or 304 when the request carries that ETag.
     static func etagServer(body: @escaping @Sendable () -> (Data, String)) -> LoopbackHTTPServer.Handler {
         { request in
@@ -212,14 +242,14 @@ import Testing
     }
 
     @Test func cancellingAFetchResumesTheCallerAtOnce() async throws {
-        try await Self.withServer(answering: Response(status: 200, body: Self.fixture, delay: .seconds(5))) {
-            server, service in
+        let held = HeldResponse(Response(status: 200, body: Self.fixture))
+        try await Self.withServer(answering: held.handler) { server, service in
             let fetch = Task { try await service.fetchLiveConfig() }
             await server.waitForRequests(1)
-            let started = ContinuousClock.now
             fetch.cancel()
             await #expect(throws: CancellationError.self) { try await fetch.value }
-            #expect(ContinuousClock.now - started < .seconds(4), "the caller did not wait for the response")
+            #expect(!held.wasSent, "the caller waited for the response")
+            held.release()
         }
     }
 
@@ -360,14 +390,14 @@ import Testing
     }
 
     @Test @MainActor func shutdownCancelsAFetchInFlightPromptly() async throws {
-        try await Self.withServer(answering: Response(status: 200, body: Self.fixture, delay: .seconds(5))) {
-            server, service in
+        let held = HeldResponse(Response(status: 200, body: Self.fixture))
+        try await Self.withServer(answering: held.handler) { server, service in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
             await server.waitForRequests(1)
-            let started = ContinuousClock.now
             await client.shutdown()
-            #expect(ContinuousClock.now - started < .seconds(4), "the request was cancelled, not awaited")
+            #expect(!held.wasSent, "shutdown waited for the response")
+            held.release()
             #expect(client.status.isShutDown)
             #expect(client.config == nil)
         }
