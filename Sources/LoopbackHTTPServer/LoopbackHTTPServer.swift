@@ -114,6 +114,22 @@ public final class LoopbackHTTPServer: Sendable {
         core.abortedResponses
     }
 
+    /// Returns once the server has received at least `count` requests in all: a hook for tests,
+    /// instead of polling ``receivedRequests``.
+    ///
+    /// A request counts once the server has read it, before its handler runs.
+    ///
+    /// ```swift
+    /// let fetch = Task { try await service.fetchLiveConfig() }
+    /// await server.waitForRequests(1)   // the request is in; its response is not sent yet
+    /// fetch.cancel()
+    /// ```
+    ///
+    /// - Parameter count: How many requests to wait for.
+    public func waitForRequests(_ count: Int) async {
+        await core.waitForRequests(count)
+    }
+
     /// Stops accepting connections and closes the listening socket.
     ///
     /// When `stop()` returns, the accept thread has exited, the listening socket is closed, and a
@@ -153,6 +169,9 @@ private final class Core: Sendable {
     private let handler: LoopbackHTTPServer.Handler
     private let state = NSCondition()
     private nonisolated(unsafe) var requests: [LoopbackHTTPServer.Request] = []  // guarded by `state`
+    // Callers of `waitForRequests`, each with the request count it waits for; guarded by `state`.
+    private nonisolated(unsafe) var requestWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] =
+        []
     private nonisolated(unsafe) var aborted = 0  // guarded by `state`
     private nonisolated(unsafe) var phase = Phase.running  // guarded by `state`
     private nonisolated(unsafe) var acceptLoopRunning = true  // guarded by `state`
@@ -185,6 +204,18 @@ private final class Core: Sendable {
 
     var abortedResponses: Int {
         state.withLock { aborted }
+    }
+
+    /// Returns once `count` requests have been received; resumed by `serve` outside the lock.
+    func waitForRequests(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let received = state.withLock {
+                guard requests.count < count else { return true }
+                requestWatchers.append((count, continuation))
+                return false
+            }
+            if received { continuation.resume() }
+        }
     }
 
     /// Wakes the accept loop, waits for it to exit, then closes the descriptors.
@@ -273,10 +304,15 @@ private final class Core: Sendable {
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         let request = readRequest(connection)
-        state.withLock {
+        let satisfied = state.withLock {
             awaitingRequest.remove(connection)
-            if let request { requests.append(request) }
+            guard let request else { return [CheckedContinuation<Void, Never>]() }
+            requests.append(request)
+            let count = requests.count
+            defer { requestWatchers.removeAll { $0.count <= count } }
+            return requestWatchers.filter { $0.count <= count }.map(\.continuation)
         }
+        for watcher in satisfied { watcher.resume() }
         guard let request else { return }
         let response = handler(request)
         if response.delay > .zero {

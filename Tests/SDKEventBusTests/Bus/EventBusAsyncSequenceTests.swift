@@ -32,12 +32,13 @@ import Testing
 
     @Test func cancellingTheConsumingTaskEndsTheSubscription() async {
         let bus = self.bus
-        let started = Counter()
+        let (received, receiving) = AsyncStream.makeStream(of: Void.self)
         let consumer = Task {
-            for await _ in bus.events([.ready, .bucketing]) { started.increment() }
+            for await _ in bus.events([.ready, .bucketing]) { receiving.yield() }
         }
-        emitter.fire(.ready(ReadyPayload()))
-        while started.count == 0 { await Task.yield() }
+        emitter.fire(.ready(ReadyPayload()))  // sticky: the sequence gets it even if it subscribes later
+        var consumerProgress = received.makeAsyncIterator()
+        _ = await consumerProgress.next()  // the consumer is iterating its sequence
         #expect(bus.listenerCount(for: .bucketing) == 1)
         consumer.cancel()
         await consumer.value

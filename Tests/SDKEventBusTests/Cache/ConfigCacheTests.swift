@@ -1,4 +1,5 @@
 import Foundation
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -80,7 +81,7 @@ struct TemporaryDirectory {
         initialConfig: ProjectConfig? = nil
     ) async -> SDKClient {
         let service = MockConfigFetchService(script, afterScript: .hang, clock: harness.clock)
-        return await harness.client(service, cache: cache, initialConfig: initialConfig).0
+        return harness.client(service, cache: cache, initialConfig: initialConfig).0
     }
 
     @Test func clientBecomesReadyFromTheCacheWhileOffline() async throws {
@@ -96,7 +97,7 @@ struct TemporaryDirectory {
         await harness.diagnostics.wait { $0.isFetchFailed }
         #expect(client.status.lastFetchError is URLError, "offline, and reported")
         await client.bus.flush()
-        #expect(harness.log.names == [.ready])
+        #expect(harness.recorder.events == [.ready])
         await client.shutdown()
     }
 
@@ -108,10 +109,11 @@ struct TemporaryDirectory {
         let client = await makeClient([.config(b)], cache: cache)
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         await client.bus.flush()
-        #expect(harness.log.names == [.ready, .configUpdated])
-        #expect(harness.log.readiness?.source == .cache)
+        #expect(harness.recorder.events == [.ready, .configUpdated])
+        #expect(harness.recorder.readiness?.source == .cache)
         #expect(
-            harness.log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
+            harness.recorder.payloads.last
+                == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
         )
         #expect(client.status.source == .network)
         #expect(try cache.load() == b, "the new configuration is kept for the next start")
@@ -130,7 +132,7 @@ struct TemporaryDirectory {
         #expect(client.status.source == nil)
         #expect((client.status.lastFetchError as? ConfigCacheError)?.code == .corrupt)
         await client.bus.flush()
-        #expect(harness.log.names.isEmpty, "no false ready")
+        #expect(harness.recorder.events.isEmpty, "no false ready")
         await client.shutdown()
     }
 
@@ -160,13 +162,13 @@ struct TemporaryDirectory {
     @Test func statusReportsFailuresAndRecovery() async throws {
         let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
         let client = await makeClient([failure, failure, .config(a)])
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(1), "after the first failure")
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(1), "after the first failure")
         await harness.diagnostics.wait(for: 2) { $0.isFetchFailed }
         let failing = client.status
         #expect(failing.consecutiveFailures == 2)
         #expect(failing.lastFetchError is MockConfigFetchService.SimulatedError)
         #expect(failing.lastSuccessfulFetch == nil && !failing.isReady)
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(2), "after the second")
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(2), "after the second")
         try await client.ready()
         await harness.diagnostics.wait { $0.appliedChange == .first }
         let recovered = client.status

@@ -1,4 +1,5 @@
 import Foundation
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -16,8 +17,8 @@ import Testing
         refreshInterval: Duration? = .seconds(60)
     ) async -> (SDKClient, MockConfigFetchService, EventEmitter) {
         let service = harness.mock(script, afterScript: afterScript)
-        let (client, emitter) = await harness.client(service, refreshInterval: refreshInterval)
-        #expect(await harness.clock.nextSleep() == .seconds(1), "the first fetch waits for the test")
+        let (client, emitter) = harness.client(service, refreshInterval: refreshInterval)
+        #expect(await harness.clock.nextDeadline() == .seconds(1), "the first fetch waits for the test")
         return (client, service, emitter)
     }
 
@@ -27,7 +28,7 @@ import Testing
         try await client.ready()
         #expect(client.config == a)
         await client.bus.flush()
-        #expect(harness.log.names == [.ready])
+        #expect(harness.recorder.events == [.ready])
         await client.shutdown()
     }
 
@@ -39,7 +40,7 @@ import Testing
         let waiter = Task { try await client.ready() }
         harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
-        for _ in 0..<3 { delays.append(await harness.clock.advanceToNextSleep()) }
+        for _ in 0..<3 { delays.append(await harness.clock.advanceToNextDeadline()) }
         _ = try await waiter.value
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4)])
         #expect(service.fetchCount == 4)
@@ -52,7 +53,7 @@ import Testing
         let (client, service, _) = await makeClient(Array(repeating: .failure(failure), count: 1_000) + [.config(a)])
         harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
-        for _ in 0..<1_000 { delays.append(await harness.clock.advanceToNextSleep()) }
+        for _ in 0..<1_000 { delays.append(await harness.clock.advanceToNextDeadline()) }
         try await client.ready()
         #expect(Array(delays.prefix(6)) == [1, 2, 4, 8, 16, 30].map { Duration.seconds($0) })
         #expect(delays.dropFirst(5).allSatisfy { $0 == .seconds(30) })
@@ -64,15 +65,16 @@ import Testing
         let (client, service, _) = await makeClient([.config(a), .config(b)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.config == b)
         #expect(service.fetchCount == 2)
         await client.bus.flush()
-        #expect(harness.log.names == [.ready, .configUpdated])
-        #expect(harness.log.readiness?.source == .live)
+        #expect(harness.recorder.events == [.ready, .configUpdated])
+        #expect(harness.recorder.readiness?.source == .live)
         #expect(
-            harness.log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
+            harness.recorder.payloads.last
+                == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
         )
         await client.shutdown()
     }
@@ -81,10 +83,10 @@ import Testing
         let (client, _, _) = await makeClient([.config(a), .config(a), .config(a)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        for _ in 0..<2 { #expect(await harness.clock.advanceToNextSleep() == .seconds(60)) }
+        for _ in 0..<2 { #expect(await harness.clock.advanceToNextDeadline() == .seconds(60)) }
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
         await client.bus.flush()
-        #expect(harness.log.names == [.ready])
+        #expect(harness.recorder.events == [.ready])
         await client.shutdown()
     }
 
@@ -93,16 +95,16 @@ import Testing
         let (client, service, _) = await makeClient([.config(a), .body(malformed.body), .config(a)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.isFetchFailed }
         let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? ConfigDecodingError)
         #expect(error.code == malformed.code)
         #expect(client.config == a, "the last good config stays")
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(1), "the lifecycle goes on, with backoff")
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
         await harness.diagnostics.wait { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
-        #expect(harness.log.names == [.ready], "a rejected body fires nothing")
+        #expect(harness.recorder.events == [.ready], "a rejected body fires nothing")
         await client.shutdown()
     }
 
@@ -123,7 +125,7 @@ import Testing
         let clock = harness.clock
         let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
         harness.clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
-        while harness.clock.sleeperCount < 2 { await Task.yield() }
+        await harness.clock.waitForSleepers(2)  // the fetch and the timed wait
         harness.clock.advance(by: .seconds(2))
         await #expect(throws: ReadinessError.timedOut(after: .seconds(2))) { try await timed.value }
         harness.clock.advance(by: .seconds(8))
@@ -135,7 +137,7 @@ import Testing
     @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async {
         let (client, _, _) = await makeClient([.hang])
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
-        while client.store.waiterCount < 10 { await Task.yield() }
+        await client.store.waitForWaiters(10)
         await client.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
@@ -148,7 +150,7 @@ import Testing
         let (client, service, _) = await makeClient([.config(a)], afterScript: nil)
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        _ = await harness.clock.nextSleep()
+        _ = await harness.clock.nextDeadline()
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
         let fetches = service.fetchCount
@@ -161,7 +163,7 @@ import Testing
     @Test func shutdownDuringAHangingFetchReturnsPromptly() async {
         let (client, service, _) = await makeClient([.hang])
         harness.clock.advance(by: .seconds(1))
-        while service.fetchCount == 0 { await Task.yield() }
+        await service.waitForFetches(1)
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
@@ -169,12 +171,12 @@ import Testing
     @Test func shutdownDuringASlowFetchDiscardsItsResult() async {
         let (client, _, _) = await makeClient([.delayed(.seconds(30), .config(a))])
         harness.clock.advance(by: .seconds(1))
-        while harness.clock.sleeperCount == 0 { await Task.yield() }
+        await harness.clock.waitForSleepers(1)  // the fetch waits its 30 s
         await client.shutdown()
         harness.clock.advance(by: .seconds(30))
         #expect(client.config == nil)
         await client.bus.flush()
-        #expect(harness.log.names.isEmpty)
+        #expect(harness.recorder.events.isEmpty)
     }
 
     @Test func withoutARefreshIntervalTheLifecycleFetchesOnlyOnDemandAfterTheFirstSuccess() async throws {
@@ -192,7 +194,7 @@ import Testing
         let (client, _, emitter) = await makeClient([.config(a)])
         emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
         await client.bus.flush()
-        #expect(harness.log.names == [.conversion])
+        #expect(harness.recorder.events == [.conversion])
         await client.shutdown()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -38,10 +39,10 @@ import Testing
     }
 
     @Test func delayedOutcomeWaitsOnTheServiceClock() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let service = MockConfigFetchService([.delayed(.seconds(3), .config(a))], clock: clock)
         let fetch = Task { try await service.fetchLiveConfig() }
-        #expect(await clock.nextSleep() == .seconds(3))
+        #expect(await clock.nextDeadline() == .seconds(3))
         clock.advance(by: .seconds(3))
         #expect(try await fetch.value == a)
     }
@@ -49,7 +50,7 @@ import Testing
     @Test func hangingFetchEndsWithCancellationWhenCancelled() async {
         let service = MockConfigFetchService([.hang])
         let fetch = Task { try await service.fetchLiveConfig() }
-        while service.fetchCount == 0 { await Task.yield() }
+        await service.waitForFetches(1)
         fetch.cancel()
         await #expect(throws: CancellationError.self) { try await fetch.value }
     }

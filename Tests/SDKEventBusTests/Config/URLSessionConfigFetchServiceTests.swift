@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTPServer
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -18,12 +19,18 @@ import Testing
         Fixtures.fixtureObject().merging(["account_id": "changed"]) { $1 }
     )
 
-    /// A server whose answers come from `handler`, and a service pointed at it.
-    static func serve(
+    /// Runs `body` with a server whose answers come from `handler` and a service pointed at it, then
+    /// stops the server, also when `body` throws.
+    ///
+    /// The server stops on a dispatch queue: `stop()` blocks until its accept thread has exited, and a
+    /// blocking wait must not hold one of the cooperative pool's few threads.
+    @discardableResult
+    static func withServer<Result>(
         maximumBodySize: Int = 10 * 1024 * 1024,
         timeout: Duration = .seconds(10),
-        _ handler: @escaping LoopbackHTTPServer.Handler
-    ) throws -> (LoopbackHTTPServer, URLSessionConfigFetchService) {
+        answering handler: @escaping LoopbackHTTPServer.Handler,
+        _ body: (LoopbackHTTPServer, URLSessionConfigFetchService) async throws -> Result
+    ) async throws -> Result {
         let server = try LoopbackHTTPServer(handler: handler)
         let service = URLSessionConfigFetchService(
             .init(
@@ -33,7 +40,65 @@ import Testing
                 maximumBodySize: maximumBodySize
             )
         )
-        return (server, service)
+        do {
+            let result = try await body(server, service)
+            await stop(server)
+            return result
+        } catch {
+            await stop(server)
+            throw error
+        }
+    }
+
+    /// Runs `body` with a server that answers every request with `response`, then stops the server.
+    @discardableResult
+    static func withServer<Result>(
+        maximumBodySize: Int = 10 * 1024 * 1024,
+        timeout: Duration = .seconds(10),
+        answering response: Response,
+        _ body: (LoopbackHTTPServer, URLSessionConfigFetchService) async throws -> Result
+    ) async throws -> Result {
+        try await withServer(maximumBodySize: maximumBodySize, timeout: timeout, answering: { _ in response }, body)
+    }
+
+    /// Stops `server` on a dispatch queue and returns once it has stopped.
+    static func stop(_ server: LoopbackHTTPServer) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                server.stop()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// A response the server holds back until the test releases it, so that a test can tell whether
+    /// a fetch ended before its response was sent without timing it.
+    final class HeldResponse: Sendable {
+        private let released = DispatchSemaphore(value: 0)
+        private let sent = LockedValue(false)
+        private let response: Response
+
+        init(_ response: Response) {
+            self.response = response
+        }
+
+        /// Whether the server has sent the response.
+        var wasSent: Bool { sent.withLock { $0 } }
+
+        /// Answers after ``release()``, waiting on the server's connection thread, never on the
+        /// cooperative pool; at most a minute, so that a failing test does not keep the thread.
+        var handler: LoopbackHTTPServer.Handler {
+            { [self] _ in
+                _ = released.wait(timeout: .now() + 60)
+                sent.withLock { $0 = true }
+                return response
+            }
+        }
+
+        /// Lets the server send the response.
+        func release() {
+            released.signal()
+        }
     }
 
     /// Answers 200 with the body and `ETag`, or 304 when the request carries that ETag.
@@ -46,32 +111,33 @@ import Testing
     }
 
     @Test func fetchesAndDecodesTheRealConfigurationWithTheConfiguredHeaders() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture) }
-        defer { server.stop() }
-        #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
-        let request = try #require(server.receivedRequests.first)
-        #expect(request.method == "GET")
-        #expect(request.path == "/config/key-1.json")
-        #expect(request.headers["authorization"] == "Bearer key-1")
-        #expect(request.headers["if-none-match"] == nil)
+        try await Self.withServer(answering: Response(status: 200, body: Self.fixture)) { server, service in
+            #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
+            let request = try #require(server.receivedRequests.first)
+            #expect(request.method == "GET")
+            #expect(request.path == "/config/key-1.json")
+            #expect(request.headers["authorization"] == "Bearer key-1")
+            #expect(request.headers["if-none-match"] == nil)
+        }
     }
 
     @Test func unchangedConfigurationCostsA304AndReturnsThePreviousOne() async throws {
-        let (server, service) = try Self.serve(Self.etagServer { (Self.fixture, "\"v1\"") })
-        defer { server.stop() }
-        let first = try await service.fetchLiveConfig()
-        let second = try await service.fetchLiveConfig()
-        #expect(first == second)
-        #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\""])
+        try await Self.withServer(answering: Self.etagServer { (Self.fixture, "\"v1\"") }) { server, service in
+            let first = try await service.fetchLiveConfig()
+            let second = try await service.fetchLiveConfig()
+            #expect(first == second)
+            #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\""])
+        }
     }
 
     @Test func notModifiedWithoutABodyToReuseIsARetryableError() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 304) }
-        defer { server.stop() }
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            (error as? ConfigFetchError)?.code == .notModifiedWithoutCache && (error as! ConfigFetchError).isRetryable
+        try await Self.withServer(answering: Response(status: 304)) { _, service in
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError)?.code == .notModifiedWithoutCache
+                    && (error as! ConfigFetchError).isRetryable
+            }
         }
     }
 
@@ -79,25 +145,25 @@ import Testing
         (401, false), (403, false), (404, false), (408, true), (429, true), (500, true), (502, true), (503, true),
     ])
     func errorStatusIsATypedErrorWithRetryAdvice(status: Int, retryable: Bool) async throws {
-        let (server, service) = try Self.serve { _ in Response(status: status, body: Data("nope".utf8)) }
-        defer { server.stop() }
-        do {
-            _ = try await service.fetchLiveConfig()
-            Issue.record("status \(status) was accepted")
-        } catch let error as ConfigFetchError {
-            #expect(error.code == .httpStatus)
-            #expect(error.statusCode == status)
-            #expect(error.isRetryable == retryable, "\(error)")
+        try await Self.withServer(answering: Response(status: status, body: Data("nope".utf8))) { _, service in
+            do {
+                _ = try await service.fetchLiveConfig()
+                Issue.record("status \(status) was accepted")
+            } catch let error as ConfigFetchError {
+                #expect(error.code == .httpStatus)
+                #expect(error.statusCode == status)
+                #expect(error.isRetryable == retryable, "\(error)")
+            }
         }
     }
 
     @Test func tooManyRequestsCarriesRetryAfter() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 429, headers: ["Retry-After": "7"]) }
-        defer { server.stop() }
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            (error as? ConfigFetchError)?.retryAfter == .seconds(7)
+        try await Self.withServer(answering: Response(status: 429, headers: ["Retry-After": "7"])) { _, service in
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError)?.retryAfter == .seconds(7)
+            }
         }
     }
 
@@ -114,95 +180,105 @@ import Testing
     }
 
     @Test func oversizedBodyIsRejectedWithATypedError() async throws {
-        let (server, service) = try Self.serve(maximumBodySize: 1_000) { _ in Response(status: 200, body: Self.fixture)
-        }
-        defer { server.stop() }
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            (error as? ConfigFetchError)?.code == .bodyTooLarge
+        try await Self.withServer(maximumBodySize: 1_000, answering: Response(status: 200, body: Self.fixture)) {
+            _, service in
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError)?.code == .bodyTooLarge
+            }
         }
     }
 
     @Test func bodyOverTheLimitWithoutContentLengthIsRejected() async throws {
         let huge = Data(count: 4 * 1024 * 1024)
-        let (server, service) = try Self.serve(maximumBodySize: 1024 * 1024) { _ in
-            Response(status: 200, body: huge, announcesLength: false)
-        }
-        defer { server.stop() }
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            (error as? ConfigFetchError)?.code == .bodyTooLarge
+        try await Self.withServer(
+            maximumBodySize: 1024 * 1024,
+            answering: Response(status: 200, body: huge, announcesLength: false)
+        ) { _, service in
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError)?.code == .bodyTooLarge
+            }
         }
     }
 
     @Test func malformedBodyFailsWithTheSameErrorAsTheDecoder() async throws {
         let body = Data(Self.fixture.prefix(500))
-        let (server, service) = try Self.serve { _ in Response(status: 200, body: body) }
-        defer { server.stop() }
         var expected: ConfigDecodingError?
         do { _ = try ProjectConfig(jsonData: body) } catch { expected = error }
-        await #expect(throws: expected!) { try await service.fetchLiveConfig() }
+        let decoderError = try #require(expected)
+        try await Self.withServer(answering: Response(status: 200, body: body)) { _, service in
+            await #expect(throws: decoderError) { try await service.fetchLiveConfig() }
+        }
     }
 
     @Test func transferCutShortIsATransportError() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, truncatedAfter: 100) }
-        defer { server.stop() }
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            if let error = error as? ConfigFetchError { return error.code == .transport && error.isRetryable }
-            return error is ConfigDecodingError  // a client that hands over the partial body: rejected as truncated
+        try await Self.withServer(answering: Response(status: 200, body: Self.fixture, truncatedAfter: 100)) {
+            _, service in
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                if let error = error as? ConfigFetchError { return error.code == .transport && error.isRetryable }
+                return error is ConfigDecodingError  // a client that hands over the partial body: rejected as truncated
+            }
         }
     }
 
     @Test func slowServerHitsTheRequestTimeoutAndNotSooner() async throws {
-        let (server, service) = try Self.serve(timeout: .milliseconds(300)) { _ in
-            Response(status: 200, body: Self.fixture, delay: .seconds(5))
+        try await Self.withServer(
+            timeout: .milliseconds(300),
+            answering: Response(status: 200, body: Self.fixture, delay: .seconds(5))
+        ) { _, service in
+            let started = ContinuousClock.now
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError)?.code == .transport
+            }
+            #expect(ContinuousClock.now - started >= .milliseconds(300), "not an immediate failure")
         }
-        defer { server.stop() }
-        let started = ContinuousClock.now
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            (error as? ConfigFetchError)?.code == .transport
-        }
-        #expect(ContinuousClock.now - started >= .milliseconds(300), "not an immediate failure")
     }
 
     @Test func cancellingAFetchResumesTheCallerAtOnce() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, delay: .seconds(5)) }
-        defer { server.stop() }
-        let fetch = Task { try await service.fetchLiveConfig() }
-        while server.receivedRequests.isEmpty { await Task.yield() }
-        let started = ContinuousClock.now
-        fetch.cancel()
-        await #expect(throws: CancellationError.self) { try await fetch.value }
-        #expect(ContinuousClock.now - started < .seconds(4), "the caller did not wait for the response")
+        let held = HeldResponse(Response(status: 200, body: Self.fixture))
+        try await Self.withServer(answering: held.handler) { server, service in
+            let fetch = Task { try await service.fetchLiveConfig() }
+            await server.waitForRequests(1)
+            fetch.cancel()
+            await #expect(throws: CancellationError.self) { try await fetch.value }
+            #expect(!held.wasSent, "the caller waited for the response")
+            held.release()
+        }
     }
 
     @Test func cancellationRacingTheResponseNeitherDeadlocksNorCrashes() async throws {
         // Cancelling URLSession.data(for:) as its response arrives deadlocks or crashes
         // swift-corelibs-foundation; the service must survive that race every time.
-        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture) }
-        defer { server.stop() }
-        var outcomes = (fetched: 0, cancelled: 0)
-        for round in 0..<200 {
-            let fetch = Task { try await service.fetchLiveConfig() }
-            // Cancel as the server answers: the moment the request is in, give or take a few hops.
-            while server.receivedRequests.count <= round { await Task.yield() }
-            for _ in 0..<(round % 8) { await Task.yield() }
-            fetch.cancel()
-            do {
-                _ = try await fetch.value
-                outcomes.fetched += 1
-            } catch is CancellationError {
-                outcomes.cancelled += 1
+        try await Self.withServer(answering: Response(status: 200, body: Self.fixture)) { server, service in
+            var outcomes = (fetched: 0, cancelled: 0)
+            for round in 0..<200 {
+                let fetch = Task { try await service.fetchLiveConfig() }
+                // Cancel as the server answers: once the request is in, after 0 to 7 hops that land the
+                // cancel at different points of the response.
+                await server.waitForRequests(round + 1)
+                await varyInterleaving(yielding: round % 8)
+                fetch.cancel()
+                do {
+                    let config = try await fetch.value
+                    #expect(config == Fixtures.projectConfig, "round \(round) fetched a wrong configuration")
+                    outcomes.fetched += 1
+                } catch is CancellationError {
+                    outcomes.cancelled += 1
+                } catch {
+                    Issue.record("round \(round) ended with \(error), neither a configuration nor a cancellation")
+                }
             }
+            print("URLSessionConfigFetchServiceTests: \(outcomes.fetched) fetched, \(outcomes.cancelled) cancelled")
+            let afterwards = try await service.fetchLiveConfig()
+            #expect(afterwards == Fixtures.projectConfig, "the service still works")
         }
-        #expect(outcomes.fetched + outcomes.cancelled == 200)
-        #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig, "the service still works")
     }
 
     @Test func timeoutIsRoundedUpToWholeSecondsWhereURLSessionCountsOnlySeconds() {
@@ -215,12 +291,13 @@ import Testing
     }
 
     @Test func refusedConnectionIsARetryableTransportError() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 200) }
-        server.stop()
-        await #expect {
-            try await service.fetchLiveConfig()
-        } throws: { error in
-            (error as? ConfigFetchError).map { $0.code == .transport && $0.isRetryable } ?? false
+        try await Self.withServer(answering: Response(status: 200)) { server, service in
+            await Self.stop(server)
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError).map { $0.code == .transport && $0.isRetryable } ?? false
+            }
         }
     }
 
@@ -228,99 +305,101 @@ import Testing
 
     @Test @MainActor func refreshAnsweredWith304FiresNoEventAndAChangeFiresConfigUpdated() async throws {
         let version = LockedValue((Self.fixture, "\"v1\""))
-        let (server, service) = try Self.serve(Self.etagServer { version.withLock { $0 } })
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        try await client.ready()
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
-        await harness.diagnostics.wait { $0.appliedChange == .unchanged }
-        version.withLock { $0 = (Self.changed, "\"v2\"") }
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
-        await harness.diagnostics.wait { $0.appliedChange == .updated }
-        await client.bus.flush()
-        #expect(harness.log.names == [.ready, .configUpdated])
-        #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", "\"v1\""])
-        #expect(client.config?.accountId == "changed")
-        await client.shutdown()
+        try await Self.withServer(answering: Self.etagServer { version.withLock { $0 } }) { server, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service)
+            try await client.ready()
+            #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+            await harness.diagnostics.wait { $0.appliedChange == .unchanged }
+            version.withLock { $0 = (Self.changed, "\"v2\"") }
+            #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+            await harness.diagnostics.wait { $0.appliedChange == .updated }
+            await client.bus.flush()
+            #expect(harness.recorder.events == [.ready, .configUpdated])
+            #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", "\"v1\""])
+            #expect(client.config?.accountId == "changed")
+            await client.shutdown()
+        }
     }
 
     @Test @MainActor func retryAfterIsHonouredAboveTheBackoff() async throws {
         let count = LockedValue(0)
-        let (server, service) = try Self.serve { _ in
+        let handler: LoopbackHTTPServer.Handler = { _ in
             count.withLock { $0 += 1 }
             return count.withLock { $0 } == 1
                 ? Response(status: 429, headers: ["Retry-After": "120"]) : Response(status: 200, body: Self.fixture)
         }
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(120), "not the 1 s backoff")
-        try await client.ready()
-        await client.shutdown()
+        try await Self.withServer(answering: handler) { _, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service)
+            #expect(await harness.clock.advanceToNextDeadline() == .seconds(120), "not the 1 s backoff")
+            try await client.ready()
+            await client.shutdown()
+        }
     }
 
     @Test @MainActor func clientErrorIsNotRetriedUntilTheNextRefresh() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 404) }
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        #expect(await harness.clock.nextSleep() == .seconds(60), "the refresh interval, not a backoff")
-        #expect(client.status.lastFetchError is ConfigFetchError)
-        await client.shutdown()
+        try await Self.withServer(answering: Response(status: 404)) { _, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service)
+            #expect(await harness.clock.nextDeadline() == .seconds(60), "the refresh interval, not a backoff")
+            #expect(client.status.lastFetchError is ConfigFetchError)
+            await client.shutdown()
+        }
     }
 
     @Test @MainActor func clientErrorWithoutARefreshIntervalRetriesAfterTheLongestBackoff() async throws {
         // Stopping instead would leave ready() waiting forever.
-        let (server, service) = try Self.serve { _ in Response(status: 401) }
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service, refreshInterval: nil)
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(30))
-        #expect(await harness.clock.nextSleep() == .seconds(30), "the second attempt failed and waits again")
-        #expect(server.receivedRequests.count == 2)
-        await client.shutdown()
+        try await Self.withServer(answering: Response(status: 401)) { server, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service, refreshInterval: nil)
+            #expect(await harness.clock.advanceToNextDeadline() == .seconds(30))
+            #expect(await harness.clock.nextDeadline() == .seconds(30), "the second attempt failed and waits again")
+            #expect(server.receivedRequests.count == 2)
+            await client.shutdown()
+        }
     }
 
     @Test @MainActor func hugeRetryAfterIsClampedInsteadOfOverflowingTheClock() async throws {
-        let (server, service) = try Self.serve { _ in
-            Response(status: 503, headers: ["Retry-After": "9223372036854775807"])
+        try await Self.withServer(answering: Response(status: 503, headers: ["Retry-After": "9223372036854775807"])) {
+            _, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service)
+            #expect(await harness.clock.nextDeadline() == .seconds(86_400))
+            await client.shutdown()
         }
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        #expect(await harness.clock.nextSleep() == .seconds(86_400))
-        await client.shutdown()
     }
 
     @Test @MainActor func nonRetryableErrorResetsTheBackoff() async throws {
         let count = LockedValue(0)
-        let (server, service) = try Self.serve { _ in
+        let handler: LoopbackHTTPServer.Handler = { _ in
             let number = count.withLock { value in
                 value += 1
                 return value
             }
             return Response(status: [503, 503, 404, 503][min(number - 1, 3)])
         }
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        var delays: [Duration] = []
-        for _ in 0..<4 { delays.append(await harness.clock.advanceToNextSleep()) }
-        #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
-        await client.shutdown()
+        try await Self.withServer(answering: handler) { _, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service)
+            var delays: [Duration] = []
+            for _ in 0..<4 { delays.append(await harness.clock.advanceToNextDeadline()) }
+            #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
+            await client.shutdown()
+        }
     }
 
     @Test @MainActor func shutdownCancelsAFetchInFlightPromptly() async throws {
-        let (server, service) = try Self.serve { _ in Response(status: 200, body: Self.fixture, delay: .seconds(5)) }
-        defer { server.stop() }
-        let harness = ClientHarness()
-        let (client, _) = await harness.client(service)
-        while server.receivedRequests.isEmpty { await Task.yield() }
-        let started = ContinuousClock.now
-        await client.shutdown()
-        #expect(ContinuousClock.now - started < .seconds(4), "the request was cancelled, not awaited")
-        #expect(client.status.isShutDown)
-        #expect(client.config == nil)
+        let held = HeldResponse(Response(status: 200, body: Self.fixture))
+        try await Self.withServer(answering: held.handler) { server, service in
+            let harness = ClientHarness()
+            let (client, _) = harness.client(service)
+            await server.waitForRequests(1)
+            await client.shutdown()
+            #expect(!held.wasSent, "shutdown waited for the response")
+            held.release()
+            #expect(client.status.isShutDown)
+            #expect(client.config == nil)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -5,13 +6,13 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) @MainActor struct ConfigStoreTests {
     let bus: EventBus
     let store: ConfigStore
-    let log = EventLog()
+    let recorder: EventRecorder<SystemEvent>
 
-    init() async {
+    init() {
         let (bus, emitter) = EventBus.makeBus()
         self.bus = bus
         store = ConfigStore(emitter: emitter)
-        await log.attach(to: bus)
+        recorder = EventRecorder(bus)
     }
 
     @Test func firstConfigFiresReadyAndMakesTheStoreReady() async {
@@ -19,21 +20,20 @@ import Testing
         #expect(await store.setConfig(Fixtures.config(named: "A")) == .first)
         #expect(store.isReady)
         await bus.flush()
-        #expect(log.names == [.ready])
+        #expect(recorder.events == [.ready])
     }
 
     @Test func waiterResumesAfterReadyIsFiredAndCanReadTheConfig() async throws {
         let store = self.store
         let waiter = Task { @MainActor in
             try await store.waitForReady()
-            return (store.config, self.log.names)
+            return store.config
         }
-        while store.waiterCount == 0 { await Task.yield() }
+        await store.waitForWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
-        let (config, _) = try await waiter.value
-        #expect(config == Fixtures.config(named: "A"))
+        #expect(try await waiter.value == Fixtures.config(named: "A"))
         await bus.flush()
-        #expect(log.names == [.ready])
+        #expect(recorder.events == [.ready])
     }
 
     @Test func waitForReadyReturnsAtOnceWhenAlreadyReady() async throws {
@@ -51,8 +51,9 @@ import Testing
         }
         #expect(changes == [.first, .unchanged, .updated, .unchanged, .updated])
         await bus.flush()
-        #expect(log.names == [.ready, .configUpdated, .configUpdated])
-        #expect(log.events.last == .configUpdated(ConfigUpdatedPayload(snapshot: a, changes: .init(from: b, to: a))))
+        #expect(recorder.events == [.ready, .configUpdated, .configUpdated])
+        #expect(
+            recorder.payloads.last == .configUpdated(ConfigUpdatedPayload(snapshot: a, changes: .init(from: b, to: a))))
         #expect(store.config == a)
     }
 
@@ -85,7 +86,7 @@ import Testing
                 }
             }
         }
-        while store.waiterCount < 1_000 { await Task.yield() }
+        await store.waitForWaiters(1_000)
         for waiter in waiters[..<500] { waiter.cancel() }
         // Cancelled waiters resume promptly, before any configuration arrives.
         for waiter in waiters[..<500] {
@@ -112,10 +113,10 @@ import Testing
     }
 
     @Test func timeoutThrowsATypedErrorAndALaterWaitSucceeds() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        #expect(await clock.nextSleep() == .seconds(5))
+        #expect(await clock.nextDeadline() == .seconds(5))
         clock.advance(by: .seconds(5))
         do {
             _ = try await timed.value
@@ -128,16 +129,16 @@ import Testing
         #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
-        while store.waiterCount == 0 { await Task.yield() }
+        await store.waitForWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await later.value
     }
 
     @Test func waitWithTimeoutReturnsWhenReadyFirst() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        _ = await clock.nextSleep()
+        _ = await clock.nextDeadline()
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await timed.value
         #expect(clock.sleeperCount == 0, "the timer was cancelled")
@@ -146,7 +147,7 @@ import Testing
     @Test func shutDownResumesEveryWaiterWithATypedError() async {
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
-        while store.waiterCount < 100 { await Task.yield() }
+        await store.waitForWaiters(100)
         store.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
@@ -159,7 +160,7 @@ import Testing
         await #expect(throws: ReadinessError.shutDown) { try await store.waitForReady() }
         #expect(await store.setConfig(Fixtures.config(named: "A")) == .ignored)
         await bus.flush()
-        #expect(log.names.isEmpty)
+        #expect(recorder.events.isEmpty)
     }
 
     @Test func setConfigRacingWaitForReadyResumesEveryWaiter() async throws {
@@ -188,8 +189,8 @@ import Testing
         }
         #expect(changes.filter { $0 == .first }.count == 1)
         await bus.flush()
-        #expect(log.names.filter { $0 == .ready }.count == 1)
-        #expect(log.names.first == .ready)
-        #expect(log.names.filter { $0 == .configUpdated }.count == changes.filter { $0 == .updated }.count)
+        #expect(recorder.events.filter { $0 == .ready }.count == 1)
+        #expect(recorder.events.first == .ready)
+        #expect(recorder.events.filter { $0 == .configUpdated }.count == changes.filter { $0 == .updated }.count)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -16,8 +17,8 @@ import Testing
     /// A client whose first fetch is under way (the mock's one-second wait has passed).
     func makeClient(_ script: [MockConfigFetchService.Outcome]) async -> (SDKClient, MockConfigFetchService) {
         let service = harness.mock(script)
-        let (client, _) = await harness.client(service)
-        _ = await harness.clock.nextSleep()
+        let (client, _) = harness.client(service)
+        _ = await harness.clock.nextDeadline()
         harness.clock.advance(by: .seconds(1))
         return (client, service)
     }
@@ -36,19 +37,19 @@ import Testing
         let failures = Self.errors.map { MockConfigFetchService.Outcome.failure($0) }
         let (client, service) = await makeClient([.config(a)] + failures + [.body(Data("{".utf8)), .config(b)])
         try await client.ready()
-        #expect(await harness.clock.advanceToNextSleep() == .seconds(60))
+        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
         var delays: [Duration] = []
         for _ in 0...Self.errors.count {
             await harness.diagnostics.wait(for: delays.count + 1) { $0.isFetchFailed }
             #expect(client.config == a, "the last good config stays while fetches fail")
-            delays.append(await harness.clock.advanceToNextSleep())
+            delays.append(await harness.clock.advanceToNextDeadline())
         }
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
         #expect(client.config == b)
         #expect(service.fetchCount == Self.errors.count + 3)
         await client.bus.flush()
-        #expect(harness.log.names == [.ready, .configUpdated], "failures fire nothing")
+        #expect(harness.recorder.events == [.ready, .configUpdated], "failures fire nothing")
         await client.shutdown()
     }
 
@@ -57,12 +58,12 @@ import Testing
         let (client, _) = await makeClient([.config(a), failure, .config(b), failure, failure, .config(a), failure])
         try await client.ready()
         var delays: [Duration] = []
-        for _ in 0..<7 { delays.append(await harness.clock.advanceToNextSleep()) }
+        for _ in 0..<7 { delays.append(await harness.clock.advanceToNextDeadline()) }
         // refresh, retry 1, refresh, retry 1, retry 2, refresh, retry 1
         #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { Duration.seconds($0) })
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .updated }
         await client.bus.flush()
-        #expect(harness.log.names == [.ready, .configUpdated, .configUpdated])
+        #expect(harness.recorder.events == [.ready, .configUpdated, .configUpdated])
         await client.shutdown()
     }
 
@@ -76,7 +77,7 @@ import Testing
                 let timed = Task { try await client.ready(timeout: .zero) }
                 await #expect(throws: ReadinessError.timedOut(after: .zero)) { try await timed.value }
             }
-            await harness.clock.advanceToNextSleep()
+            await harness.clock.advanceToNextDeadline()
         }
         try await client.ready()
         #expect(service.fetchCount == 1_001)
@@ -88,7 +89,8 @@ import Testing
     @Test func fetchThatHangsUntilShutdownEndsPromptlyAndFailsWaiters() async {
         let (client, service) = await makeClient([.hang])
         let waiter = Task { try await client.ready() }
-        while service.fetchCount == 0 { await Task.yield() }
+        await service.waitForFetches(1)
+        await client.store.waitForWaiters(1)
         await client.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         #expect(harness.diagnostics.steps.last?.isStopped == true)
@@ -98,11 +100,11 @@ import Testing
         let (client, _) = await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
         await harness.diagnostics.wait { $0.appliedChange == .first }
         harness.clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
-        while harness.clock.sleeperCount == 0 { await Task.yield() }
+        await harness.clock.waitForSleepers(1)
         await client.shutdown()
         harness.clock.advance(by: .seconds(45))
         #expect(client.config == a)
         await client.bus.flush()
-        #expect(harness.log.names == [.ready])
+        #expect(harness.recorder.events == [.ready])
     }
 }

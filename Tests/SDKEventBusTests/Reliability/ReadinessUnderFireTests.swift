@@ -1,4 +1,5 @@
 import Foundation
+import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
@@ -62,10 +63,9 @@ import Testing
         var random = SplitMix64(seed: seed)
         let (bus, emitter) = EventBus.makeBus()
         let store = ConfigStore(emitter: emitter)
-        let clock = ManualClock()
+        let clock = TestClock()
         let tally = Tally()
-        let readyEvents = Counter()
-        _ = bus.on(.ready) { _ in readyEvents.increment() }
+        let readyEvents = EventRecorder(bus, events: [.ready])
 
         func makeWaiter(timed: Bool) -> Task<Void, Never> {
             Task {
@@ -83,7 +83,7 @@ import Testing
         }
         // The timed waiters first, until each sleeps on the clock: nothing can resume them yet.
         var waiters = (0..<Self.timedCount).map { _ in makeWaiter(timed: true) }
-        while clock.sleeperCount < Self.timedCount { await Task.yield() }
+        await clock.waitForSleepers(Self.timedCount)
         waiters += (Self.timedCount..<Self.waiterCount).map { _ in makeWaiter(timed: false) }
 
         // A shuffled schedule: a third of the waiters cancelled in ten batches, one clock advance,
@@ -104,6 +104,7 @@ import Testing
         }!
         schedule.swapAt(0, lead)
         let configs = (0..<20).map { Fixtures.config(named: "config \($0)") }
+        // How far the waiters get between two steps: a seeded number of yields, not a wait.
         let yieldsBetweenSteps = Int.random(in: 0..<50, using: &random)
         let (steps, allWaiters) = (schedule, waiters)
         let driver = Task {
@@ -114,7 +115,7 @@ import Testing
                 case .setConfig(let index): await store.setConfig(configs[index])
                 case .shutDown: store.shutdown()
                 }
-                for _ in 0..<yieldsBetweenSteps { await Task.yield() }
+                await varyInterleaving(yielding: yieldsBetweenSteps)
             }
         }
         await driver.value

@@ -37,32 +37,41 @@ import Testing
         #expect(finished, "deadlocked: an owner's deinit ran under the bus's lock")
     }
 
-    @Test @MainActor func offFromAnotherThreadReturnsOnlyAfterTheRunningPass() async {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test @MainActor func offFromAnotherThreadReturnsOnlyOnceThePassIsDoneWithTheListener() async {
+        // The first callback holds the pass while another thread calls off for the second listener,
+        // and lets it go only once that off call has run as far as it can: returned (the bug) or
+        // suspended until the pass moves on.
         let (bus, emitter) = EventBus.makeBus()
         let calls = Recorder<String>()
-        let progress = LockedValue((aboutToCallOff: false, lastListenerRan: false, passOverWhenOffReturned: false))
+        let progress = LockedValue((firstReturning: false, firstReturningWhenOffReturned: false))
         let target = Recorder<EventListenerToken>()
         let offTask = Recorder<Task<Void, Never>>()
         _ = bus.on(.ready) { _ in
             calls.append("first")
             let token = target.items[0]
+            let offStarted = DispatchSemaphore(value: 0)
             offTask.append(
-                Task.detached {
-                    progress.withLock { $0.aboutToCallOff = true }
+                Task { @QueueActor in
+                    offStarted.signal()
                     await bus.off(token)
-                    progress.withLock { $0.passOverWhenOffReturned = $0.lastListenerRan }
+                    progress.withLock { $0.firstReturningWhenOffReturned = $0.firstReturning }
                 })
-            // Hold the pass until the other task is calling off, and a little longer.
-            while !progress.withLock({ $0.aboutToCallOff }) {}
-            for _ in 0..<1_000 { _ = progress.withLock { $0.aboutToCallOff } }
+            // Blocking the main thread, never a thread of the cooperative pool: the off call runs on
+            // its own queue, which has run it until it returned or suspended once `sync` returns.
+            offStarted.wait()
+            QueueActor.executor.queue.sync {}
+            progress.withLock { $0.firstReturning = true }
         }
         target.append(bus.on(.ready) { _ in calls.append("second") })
-        _ = bus.on(.ready) { _ in progress.withLock { $0.lastListenerRan = true } }
+        _ = bus.on(.ready) { _ in calls.append("third") }
         emitter.fire(.ready(ReadyPayload()))
         await bus.flush()
         await offTask.items[0].value
-        #expect(calls.items == ["first"], "the ended listener is skipped")
-        #expect(progress.withLock { $0.passOverWhenOffReturned }, "off returned while the pass could still call it")
+        #expect(calls.items == ["first", "third"], "the ended listener is skipped, the pass goes on")
+        #expect(
+            progress.withLock { $0.firstReturningWhenOffReturned },
+            "off returned while the pass was still in the callback before the listener")
     }
 
     @Test func sequenceOfNoEventsFinishesAtOnce() async {

@@ -3,20 +3,16 @@ import Testing
 @testable import SDKEventBus
 
 /// A million subscriptions come and go, of every kind, and the bus keeps nothing of them.
+///
+/// Each million-cycle loop runs on a dispatch queue of its own: it never suspends, and on the
+/// cooperative pool it would hold one of the pool's two threads for its whole run, starving every
+/// suite that runs in parallel.
 @Suite(.timeLimit(.minutes(5))) struct SubscriptionMemoryTests {
     static let cycles = 1_000_000
 
     final class Owner: Sendable {}
 
-    /// Lets other tests run now and then.
-    ///
-    /// None of these loops suspends by itself (`off` returns after a lock), and on two cores two
-    /// such loops would hold every thread of the cooperative pool for minutes under the thread
-    /// sanitizer. Not a wait: nothing is awaited but the turn.
-    static func shareThePool(_ index: Int) async {
-        if index % 1_000 == 999 { await Task.yield() }
-    }
-
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func millionPlainSubscriptionCyclesLeaveStorageAtItsBaseline() async {
         let (bus, _) = EventBus.makeBus()
         _ = bus.on(.ready) { _ in }  // one that stays
@@ -24,38 +20,43 @@ import Testing
         // subscription lives, like an array keeps its capacity: measure after the first cycle.
         bus.cancel(bus.on(.bucketing) { _ in })
         let baseline = bus.storage.registryFootprint
-        for index in 0..<Self.cycles {
-            let token = bus.on(SystemEvent.allCases[index % 10]) { _ in }
-            if index % 2 == 0 { await bus.off(token) } else { bus.cancel(token) }
-            await Self.shareThePool(index)
+        await DispatchQueueActor.run("million plain subscription cycles") { _ in
+            for index in 0..<Self.cycles {
+                let token = bus.on(SystemEvent.allCases[index % 10]) { _ in }
+                if index % 2 == 0 { await bus.off(token) } else { bus.cancel(token) }
+            }
         }
         #expect(bus.storage.registryFootprint == baseline)
         #expect(bus.listenerCount(for: .ready) == 1)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func millionOwnerBoundSubscriptionCyclesLeaveStorageAtItsBaseline() async {
         let (bus, _) = EventBus.makeBus()
         let baseline = bus.storage.registryFootprint
-        for index in 0..<Self.cycles {
-            let owner = Owner()
-            let token = bus.on(SystemEvent.allCases[index % 10], owner: owner) { _, _ in }
-            switch index % 3 {
-            case 0: bus.cancelAll(ownedBy: owner)
-            case 1: await bus.off(token)
-            default: break  // the owner dies here; the bus sweeps the subscription by itself
+        await DispatchQueueActor.run("million owner-bound subscription cycles") { _ in
+            for index in 0..<Self.cycles {
+                let owner = Owner()
+                let token = bus.on(SystemEvent.allCases[index % 10], owner: owner) { _, _ in }
+                switch index % 3 {
+                case 0: bus.cancelAll(ownedBy: owner)
+                case 1: await bus.off(token)
+                default: break  // the owner dies here; the bus sweeps the subscription by itself
+                }
             }
-            await Self.shareThePool(index)
         }
         for event in SystemEvent.allCases { #expect(bus.listenerCount(for: event) == 0) }
         #expect(bus.storage.registryFootprint == baseline)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func millionSequenceSubscriptionCyclesLeaveStorageAtItsBaseline() async {
         let (bus, _) = EventBus.makeBus()
         let baseline = bus.storage.registryFootprint
-        for index in 0..<Self.cycles {
-            _ = bus.events(SystemEvent.allCases[index % 10])
-            await Self.shareThePool(index)
+        await DispatchQueueActor.run("million sequence subscription cycles") { _ in
+            for index in 0..<Self.cycles {
+                _ = bus.events(SystemEvent.allCases[index % 10])
+            }
         }
         #expect(bus.storage.registryFootprint == baseline)
         for event in SystemEvent.allCases { #expect(bus.listenerCount(for: event) == 0) }

@@ -1,12 +1,21 @@
+import SDKEventBusTesting
+
 @testable import SDKEventBus
 
-/// Clients wired to a manual clock, a diagnostics recorder and an event log.
+/// Clients wired to a test clock, a diagnostics recorder and an event recorder.
 ///
 /// The lifecycle suites share it; nothing here waits for real time.
 @MainActor final class ClientHarness {
-    let clock = ManualClock()
+    let clock = TestClock()
     let diagnostics = DiagnosticsRecorder()
-    let log = EventLog()
+    private var eventRecorder: EventRecorder<SystemEvent>?
+
+    /// What the bus of the client ``client(_:refreshInterval:cache:initialConfig:)`` made delivered,
+    /// in order.
+    var recorder: EventRecorder<SystemEvent> {
+        guard let eventRecorder else { preconditionFailure("make a client first") }
+        return eventRecorder
+    }
 
     /// Backoff 1 s, 2 s, 4 s … capped at 30 s, no jitter.
     static let retryPolicy = RetryPolicy(
@@ -23,13 +32,13 @@
         return MockConfigFetchService(script, afterScript: afterScript, clock: clock)
     }
 
-    /// A client of `service` on the harness's clock, retrying with ``retryPolicy``, its events logged.
+    /// A client of `service` on the harness's clock, retrying with ``retryPolicy``, its events recorded.
     func client(
         _ service: some ConfigFetchService<ProjectConfig>,
         refreshInterval: Duration? = .seconds(60),
         cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil
-    ) async -> (SDKClient, EventEmitter) {
+    ) -> (SDKClient, EventEmitter) {
         let (client, emitter) = SDKClient.make(
             configuration: SDKConfiguration(
                 refreshInterval: refreshInterval,
@@ -41,7 +50,14 @@
             ),
             fetchService: service
         )
-        await log.attach(to: client.bus)
+        eventRecorder = EventRecorder(client.bus)
         return (client, emitter)
+    }
+}
+
+extension EventRecorder where Catalogue == SystemEvent {
+    /// The payload of the first `.ready` event recorded, if one arrived.
+    var readiness: ReadyPayload? {
+        payloads.lazy.compactMap { ReadyPayload($0) }.first
     }
 }
