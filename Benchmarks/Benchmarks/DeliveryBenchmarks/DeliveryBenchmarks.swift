@@ -76,7 +76,7 @@ let benchmarks: @Sendable () -> Void = {
         sink.expect(.max)
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
-            for _ in 0..<firesPerRound { await peer.fire(payload) }
+            for _ in 0..<firesPerRound { peer.fire(payload) }
             benchmark.stopMeasurement()
             await peer.bus.flush()
         }
@@ -117,10 +117,10 @@ let benchmarks: @Sendable () -> Void = {
             let (bus, emitter) = EventBus.makeBus()
             benchmark.startMeasurement()
             for index in 0..<100_000 {
-                _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in }
+                _ = bus.on(SystemEvent.allCases[index % 10]) { _ in }
             }
             benchmark.stopMeasurement()
-            emitter.finish()
+            emitter.shutdown()
         }
     }
     Benchmark(
@@ -143,7 +143,7 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             let store = ConfigStore(emitter: EventBus.makeBus().emitter)
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<10_000 { group.addTask { try? await store.waitForReady() } }
+                for _ in 0..<10_000 { group.addTask { _ = try? await store.waitForReady() } }
                 while store.waiterCount < 10_000 { await Task.yield() }
                 benchmark.startMeasurement()
                 await store.setConfig(readyConfig)

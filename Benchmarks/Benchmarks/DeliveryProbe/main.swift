@@ -24,12 +24,12 @@ if CommandLine.arguments.dropFirst().first == "subscribe" {
     // `DeliveryProbe subscribe [pairs]`: on + off pairs with 10,000 other live listeners, in rounds.
     let pairs = Int(CommandLine.arguments.dropFirst(2).first ?? "100000") ?? 100_000
     let (bus, _) = EventBus.makeBus()
-    for index in 0..<10_000 { _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in } }
+    for index in 0..<10_000 { _ = bus.on(SystemEvent.allCases[index % 10]) { _ in } }
     let clock = ContinuousClock()
     for round in 0..<10 {
         let start = clock.now
         for _ in 0..<pairs {
-            let token = await bus.on(.bucketing) { _ in }
+            let token = bus.on(.bucketing) { _ in }
             await bus.off(token)
         }
         print("round \(round): \((clock.now - start) / pairs) per pair")
@@ -44,12 +44,12 @@ let firesPerWait = Int(CommandLine.arguments.dropFirst(3).first ?? "1") ?? 1
 let payload = EventPayloadValue.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
 let sink = Sink()
 let (bus, emitter) = EventBus.makeBus()
-for _ in 0..<listeners { _ = await bus.on(.bucketing) { sink.receive($0) } }
+for _ in 0..<listeners { _ = bus.on(.bucketing) { sink.receive($0) } }
 let clock = ContinuousClock()
 let start = clock.now
 for _ in 0..<iterations {
     sink.remaining = listeners * firesPerWait
-    for _ in 0..<firesPerWait { await emitter.fire(payload) }
+    for _ in 0..<firesPerWait { emitter.fire(payload) }
     await withCheckedContinuation { sink.waiter = $0 }
 }
 let elapsed = clock.now - start

@@ -10,12 +10,13 @@ final class SDKEventBusPeer: DeliveryPeer {
     init(listeners: Int, sink: Sink) async {
         (bus, emitter) = EventBus.makeBus()
         for _ in 0..<listeners {
-            _ = await bus.on(.bucketing, callback: callback(for: sink))
+            _ = bus.on(.bucketing, callback: callback(for: sink))
         }
     }
 
-    func fire(_ payload: EventPayloadValue) async {
-        await emitter.fire(payload)
+    // Synchronous: `fire` never suspends, so the caller-side scenario times only the fire.
+    func fire(_ payload: EventPayloadValue) {
+        emitter.fire(payload)
     }
 }
 
@@ -26,12 +27,12 @@ struct SDKEventBusSubscriptionPeer: SubscriptionPeer {
     init(liveListeners: Int) async {
         bus = EventBus.makeBus().bus
         for index in 0..<liveListeners {
-            _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in }
+            _ = bus.on(SystemEvent.allCases[index % 10]) { _ in }
         }
     }
 
     func subscribeAndUnsubscribe() async {
-        let token = await bus.on(.bucketing) { _ in }
+        let token = bus.on(.bucketing) { _ in }
         await bus.off(token)
     }
 }
