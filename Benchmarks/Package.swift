@@ -20,11 +20,13 @@ let package = Package(
             path: "Benchmarks/DeliveryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
-        // The delivery loop alone, without the harness: for profilers (valgrind, perf).
+        // The delivery loop alone, without the harness: for profilers (valgrind, perf). Not under
+        // Benchmarks/: the benchmark plugin runs every executable there as a benchmark, and this
+        // one is not (the run failed on it with WaitPIDError).
         .executableTarget(
             name: "DeliveryProbe",
             dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus")],
-            path: "Benchmarks/DeliveryProbe"
+            path: "Probes/DeliveryProbe"
         ),
     ],
     swiftLanguageModes: [.v6]
