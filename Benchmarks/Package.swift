@@ -16,9 +16,17 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "SDKEventBus", package: "SDKEventBus"),
+                "FlagCatalogue",
             ],
             path: "Benchmarks/DeliveryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // A catalogue declared in a module of its own, as another SDK would: the bus's generic code
+        // is not specialized for it (issue #13 measures whether that costs anything).
+        .target(
+            name: "FlagCatalogue",
+            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus")],
+            path: "Catalogues/FlagCatalogue"
         ),
         // The delivery loop alone, without the harness: for profilers (valgrind, perf). Not under
         // Benchmarks/: the benchmark plugin runs every executable there as a benchmark, and this

@@ -14,6 +14,7 @@ let pairsPerRound = 100
 let benchmarks: @Sendable () -> Void = {
     let deliveryPeers: [any DeliveryPeer.Type] = [
         SDKEventBusPeer.self,
+        ExternalCataloguePeer.self,
         ReferenceActorPeer.self,
         LockedBusPeer.self,
         NotificationCenterPeer.self,

@@ -1,3 +1,4 @@
+import FlagCatalogue
 import SDKEventBus
 
 /// What every peer's callbacks do: count, and let the benchmark await the last delivery.
@@ -12,6 +13,16 @@ final class Sink {
 
     /// The callback every listener of every peer runs.
     func receive(_ payload: EventPayloadValue) {
+        tally()
+    }
+
+    /// The same, for the listeners of the external catalogue.
+    func receive(_ payload: FlagEventPayload) {
+        tally()
+    }
+
+    @inline(__always)
+    private func tally() {
         received &+= 1
         remaining -= 1
         if remaining == 0, let waiter {
@@ -35,5 +46,11 @@ final class Sink {
 /// One callback for `sink`, typed as the bus's callbacks are.
 @MainActor
 func callback(for sink: Sink) -> @MainActor @Sendable (EventPayloadValue) -> Void {
+    { payload in sink.receive(payload) }
+}
+
+/// One callback for `sink`, typed as the external catalogue's callbacks are.
+@MainActor
+func flagCallback(for sink: Sink) -> @MainActor @Sendable (FlagEventPayload) -> Void {
     { payload in sink.receive(payload) }
 }
