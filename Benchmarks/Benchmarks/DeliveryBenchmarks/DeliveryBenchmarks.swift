@@ -15,12 +15,15 @@ let benchmarks: @Sendable () -> Void = {
     let deliveryPeers: [any DeliveryPeer.Type] = [
         SDKEventBusPeer.self,
         ExternalCataloguePeer.self,
+        ImmediatePeer.self,
         ReferenceActorPeer.self,
         LockedBusPeer.self,
         NotificationCenterPeer.self,
         AsyncStreamPeer.self,
         ClosureLoopPeer.self,
     ]
+    // One task per fire is no floor for sustained delivery, where fires share a hop: latency only.
+    let latencyOnlyPeers: [any DeliveryPeer.Type] = [MainActorHopPeer.self]
     let subscriptionPeers: [any SubscriptionPeer.Type] = [
         SDKEventBusSubscriptionPeer.self,
         ReferenceActorSubscriptionPeer.self,
@@ -52,7 +55,8 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.stopMeasurement()
                 blackHole(sink.received)
             }
-
+        }
+        for peer in deliveryPeers + latencyOnlyPeers {
             // Latency: one fire from the main actor, then until every callback ran.
             Benchmark("latency/\(listeners) listeners/\(peer.name)") { @MainActor benchmark in
                 let sink = Sink()
