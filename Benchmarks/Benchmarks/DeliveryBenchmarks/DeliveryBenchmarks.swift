@@ -11,6 +11,9 @@ let firesPerRound = 100
 /// How many subscribe + unsubscribe pairs one iteration of that scenario times.
 let pairsPerRound = 100
 
+/// The listener count of the actor-delivery scenarios.
+let actorListeners = 100
+
 let benchmarks: @Sendable () -> Void = {
     let deliveryPeers: [any DeliveryPeer.Type] = [
         SDKEventBusPeer.self,
@@ -30,6 +33,7 @@ let benchmarks: @Sendable () -> Void = {
         LockedBusSubscriptionPeer.self,
         NotificationCenterSubscriptionPeer.self,
     ]
+    let actorPeers: [any ActorDeliveryPeer.Type] = [SDKEventBusActorPeer.self, TaskPerCallbackActorPeer.self]
 
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
@@ -70,6 +74,38 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.stopMeasurement()
                 blackHole(sink.received)
             }
+        }
+    }
+
+    // Delivery to listeners isolated to one custom actor, from the main actor: 100 fires then until
+    // every callback ran (one iteration is 100 fires; the report divides), and one fire then until
+    // its callbacks ran. The loop crosses to the actor once per round to wait.
+    for peer in actorPeers {
+        Benchmark("actor, sustained/\(actorListeners) listeners/\(peer.name)") { @MainActor benchmark in
+            let sink = ActorSink()
+            let design = peer.init(listeners: actorListeners, sink: sink)
+            var total = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                total += actorListeners * firesPerRound
+                for _ in 0..<firesPerRound { design.fire(payload) }
+                await sink.delivered(total: total)
+            }
+            benchmark.stopMeasurement()
+            blackHole(design)
+        }
+        Benchmark("actor, latency/\(actorListeners) listeners/\(peer.name)") { @MainActor benchmark in
+            let sink = ActorSink()
+            let design = peer.init(listeners: actorListeners, sink: sink)
+            var total = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                total += actorListeners
+                design.fire(payload)
+                await sink.delivered(total: total)
+            }
+            benchmark.stopMeasurement()
+            blackHole(design)
         }
     }
 
