@@ -11,6 +11,9 @@ let firesPerRound = 100
 /// How many subscribe + unsubscribe pairs one iteration of that scenario times.
 let pairsPerRound = 100
 
+/// The listener counts of the `once` scenario: doubling them shows whether the cost grows linearly.
+let onceListenerCounts = [3_000, 6_000, 12_000]
+
 /// The listener count of the actor-delivery scenarios.
 let actorListeners = 100
 
@@ -134,6 +137,47 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // One fire to `once` listeners on the main actor, then until every callback ran: each callback
+    // ends its own subscription. Against one fire to as many plain `on` listeners. The listeners are
+    // subscribed before the measurement, afresh for every sample.
+    let onceConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .microseconds,
+        warmupIterations: 3,
+        maxDuration: .seconds(2),
+        maxIterations: 2_000
+    )
+    for listeners in onceListenerCounts {
+        Benchmark("once/\(listeners.grouped) listeners/SDKEventBus", configuration: onceConfiguration) {
+            @MainActor benchmark in
+            let sink = Sink()
+            let (bus, emitter) = EventBus.makeBus()
+            for _ in benchmark.scaledIterations {
+                for _ in 0..<listeners { bus.once(.bucketing, callback: callback(for: sink)) }
+                sink.expect(listeners)
+                benchmark.startMeasurement()
+                emitter.fire(payload)
+                await sink.delivered()
+                benchmark.stopMeasurement()
+            }
+            precondition(bus.listenerCount(for: .bucketing) == 0)
+        }
+    }
+    let onceBaseline = onceListenerCounts.last!
+    Benchmark("once/\(onceBaseline.grouped) listeners/plain on", configuration: onceConfiguration) {
+        @MainActor benchmark in
+        let sink = Sink()
+        let (bus, emitter) = EventBus.makeBus()
+        for _ in 0..<onceBaseline { _ = bus.on(.bucketing, callback: callback(for: sink)) }
+        for _ in benchmark.scaledIterations {
+            sink.expect(onceBaseline)
+            benchmark.startMeasurement()
+            emitter.fire(payload)
+            await sink.delivered()
+            benchmark.stopMeasurement()
+        }
+    }
+
     // Subscribe + unsubscribe with 10,000 live listeners. One iteration is 100 pairs on the same
     // bus, so that a sample is the amortized cost and not one pair's clock reads and cold caches;
     // the report divides.
@@ -208,3 +252,16 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))
+
+extension Int {
+    /// The count as the scenario names spell it: 12,000.
+    var grouped: String {
+        let digits = String(self)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return out
+    }
+}
