@@ -191,6 +191,23 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
+    // The same pairs while another task fires the pairs' event on the same bus in a loop (one fire,
+    // then until it was delivered: about eight fires during the 100 pairs), so that the main actor
+    // is delivering to that event's 1,000 listeners throughout (issue #12).
+    Benchmark("subscribe+unsubscribe/10,000 live, firing/SDKEventBus") { benchmark in
+        let design = await SDKEventBusSubscriptionPeer(liveListeners: 10_000)
+        var firer: Task<Int, Never>?
+        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+            firer = Task { await design.fireContinuously(burst: 1) { started.resume() } }
+        }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<pairsPerRound { await design.subscribeAndUnsubscribe() }
+        }
+        benchmark.stopMeasurement()
+        firer?.cancel()
+        blackHole(await firer?.value)
+    }
 
     // Memory held per live subscription: the bytes still allocated after 100,000 subscriptions,
     // with callbacks that capture nothing so that only the bus's own memory counts.
