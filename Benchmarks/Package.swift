@@ -33,7 +33,7 @@ let package = Package(
         // one is not (the run failed on it with WaitPIDError).
         .executableTarget(
             name: "DeliveryProbe",
-            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus")],
+            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus"), "FlagCatalogue"],
             path: "Probes/DeliveryProbe"
         ),
     ],
