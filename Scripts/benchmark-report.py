@@ -18,11 +18,22 @@ CHART = ROOT / "Docs" / "performance-chart.svg"
 
 OURS = "SDKEventBus"
 REFERENCE = "reference actor + Task per callback"
+LOCKED = "lock + snapshot, inline"
 FLOOR = "bare closure loop (floor)"
-PEERS = [OURS, REFERENCE, "lock + snapshot, inline", "NotificationCenter", "AsyncStream per listener", FLOOR]
+PEERS = [OURS, REFERENCE, LOCKED, "NotificationCenter", "AsyncStream per listener", FLOOR]
+# The same bus, with a catalogue declared in another module (issue #13) and with immediate delivery
+# (issue #14): shown against the built-in catalogue and against the inline lock in tables of their own.
+EXTERNAL = "external catalogue"
+IMMEDIATE = "immediate"
+# One bare main-actor hop per fire: the floor of asynchronous delivery, in the latency table only.
+HOP = "one main-actor hop (async floor)"
+LATENCY_PEERS = PEERS + [HOP]
+ACTOR_REFERENCE = "Task per callback on the actor"
 LISTENER_COUNTS = [1, 10, 100, 1000]
 FIRES_PER_ROUND = 100  # must match firesPerRound in the benchmarks
 PAIRS_PER_ROUND = 100  # must match pairsPerRound in the benchmarks
+ACTOR_LISTENERS = 100  # must match actorListeners in the benchmarks
+ONCE_COUNTS = [3000, 6000, 12000]  # must match onceListenerCounts in the benchmarks
 
 UNITS = {"(ns)": 1, "(μs)": 1e3, "(us)": 1e3, "(ms)": 1e6, "(s)": 1e9}
 SCALES = {"(K)": 1e3, "(M)": 1e6, "(G)": 1e9}
@@ -79,35 +90,92 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
+def grouped(count):
+    """A count as the scenario names spell it: 12,000."""
+    return f"{count:,}"
+
+
+def ratio(numerator, denominator):
+    return numerator / denominator if numerator and denominator else None
+
+
+def per_fire(results, kind, count, peer):
+    """The median time per fire of a delivery scenario (`sustained` times 100 fires per iteration)."""
+    value = p50(results, f"{kind}/{count} listeners/{peer}")
+    if value is not None and kind in ("sustained", "actor, sustained"):
+        value /= FIRES_PER_ROUND
+    return value
+
+
 def delivery_table(results, kind):
-    per = FIRES_PER_ROUND if kind == "sustained" else 1
-    head = "| listeners | " + " | ".join(PEERS) + " | vs reference | vs floor |"
-    rows = [head, "|" + " --- |" * (len(PEERS) + 3)]
+    peers = PEERS if kind == "sustained" else LATENCY_PEERS
+    extra = "" if kind == "sustained" else " vs one hop |"
+    head = "| listeners | " + " | ".join(peers) + " | vs reference | vs floor |" + extra
+    rows = [head, "|" + " --- |" * (len(peers) + 3 + (0 if kind == "sustained" else 1))]
     for count in LISTENER_COUNTS:
-        times = {peer: p50(results, f"{kind}/{count} listeners/{peer}") for peer in PEERS}
-        times = {peer: (value / per if value is not None else None) for peer, value in times.items()}
-        ours, reference, floor = times[OURS], times[REFERENCE], times[FLOOR]
-        cells = [fmt_time(times[peer]) for peer in PEERS]
-        speedup = reference / ours if ours and reference else None
-        over_floor = ours / floor if ours and floor else None
-        rows.append(f"| {count} | " + " | ".join(cells) + f" | {fmt_ratio(speedup)} faster | {fmt_ratio(over_floor)} |")
+        times = {peer: per_fire(results, kind, count, peer) for peer in peers}
+        ours = times[OURS]
+        cells = [fmt_time(times[peer]) for peer in peers]
+        row = f"| {count} | " + " | ".join(cells)
+        row += f" | {fmt_ratio(ratio(times[REFERENCE], ours))} faster | {fmt_ratio(ratio(ours, times[FLOOR]))} |"
+        if kind != "sustained":
+            row += f" {fmt_ratio(ratio(ours, times[HOP]))} |"
+        rows.append(row)
+    return "\n".join(rows)
+
+
+def pair_table(results, ours, peer, ours_label, peer_label, counts):
+    """Ours against one peer, sustained and latency, per listener count: ratio ours / peer."""
+    head = (
+        f"| listeners | sustained: {ours_label} | sustained: {peer_label} | ratio | "
+        f"latency: {ours_label} | latency: {peer_label} | ratio |"
+    )
+    rows = [head, "|" + " --- |" * 7]
+    for count in counts:
+        cells = []
+        for kind in ("sustained", "latency"):
+            a, b = per_fire(results, kind, count, ours), per_fire(results, kind, count, peer)
+            cells += [fmt_time(a), fmt_time(b), fmt_ratio(ratio(a, b))]
+        rows.append(f"| {count} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def actor_table(results):
+    rows = [f"| scenario | SDKEventBus | {ACTOR_REFERENCE} | speed-up |", "| --- | --- | --- | --- |"]
+    for kind, label in (("actor, sustained", f"{FIRES_PER_ROUND} fires then wait"), ("actor, latency", "one fire")):
+        ours = per_fire(results, kind, ACTOR_LISTENERS, OURS)
+        reference = per_fire(results, kind, ACTOR_LISTENERS, ACTOR_REFERENCE)
+        rows.append(
+            f"| {label} | {fmt_time(ours)} | {fmt_time(reference)} | {fmt_ratio(ratio(reference, ours))} faster |"
+        )
+    return "\n".join(rows)
+
+
+def once_table(results):
+    rows = ["| listeners | `once` | per listener | plain `on` | `once` / `on` |", "| --- | --- | --- | --- | --- |"]
+    for count in ONCE_COUNTS:
+        once = p50(results, f"once/{grouped(count)} listeners/{OURS}")
+        on = p50(results, f"once/{grouped(count)} listeners/plain on")
+        per_listener = once / count if once is not None else None
+        rows.append(
+            f"| {grouped(count)} | {fmt_time(once)} | {fmt_time(per_listener)} | {fmt_time(on)} | {fmt_ratio(ratio(once, on))} |"
+        )
     return "\n".join(rows)
 
 
 def targets(results):
-    def per_fire(kind, count, peer):
-        value = p50(results, f"{kind}/{count} listeners/{peer}")
-        return value / FIRES_PER_ROUND if value is not None and kind == "sustained" else value
+    def sustained(count, peer):
+        return per_fire(results, "sustained", count, peer)
 
     rows = ["| target | measured | |", "| --- | --- | --- |"]
-    ours100, ref100, floor100 = (per_fire("sustained", 100, peer) for peer in (OURS, REFERENCE, FLOOR))
+    ours100, ref100, floor100 = (sustained(100, peer) for peer in (OURS, REFERENCE, FLOOR))
     if ours100 and ref100 and floor100:
         rows.append(f"| 100 listeners: ≥ 50× the reference | {ref100 / ours100:.0f}× | {verdict(ref100 / ours100 >= 50)} |")
         rows.append(f"| 100 listeners: ≤ 2× the bare closure loop | {ours100 / floor100:.2f}× | {verdict(ours100 / floor100 <= 2)} |")
-    ours10, ref10 = per_fire("sustained", 10, OURS), per_fire("sustained", 10, REFERENCE)
+    ours10, ref10 = sustained(10, OURS), sustained(10, REFERENCE)
     if ours10 and ref10:
         rows.append(f"| 10 listeners: ≥ 15× the reference | {ref10 / ours10:.0f}× | {verdict(ref10 / ours10 >= 15)} |")
-    ours1, ref1 = per_fire("sustained", 1, OURS), per_fire("sustained", 1, REFERENCE)
+    ours1, ref1 = sustained(1, OURS), sustained(1, REFERENCE)
     if ours1 and ref1:
         rows.append(f"| 1 listener, bursts: ≥ 10× the reference | {ref1 / ours1:.0f}× | {verdict(ref1 / ours1 >= 10)} |")
     caller = p50(results, f"caller side/100 listeners/{OURS}")
@@ -131,37 +199,93 @@ def targets(results):
     bare = p50(results, "ready/resume 10,000 waiters/bare continuations")
     if store and bare:
         rows.append(f"| `ready()` resume per waiter ≤ 2× a bare continuation | {fmt_time(store / 10_000)} vs {fmt_time(bare / 10_000)}: {store / bare:.2f}× | {verdict(store / bare <= 2)} |")
+    rows += series_targets(results)
     return "\n".join(rows)
 
 
+def series_row(label, ratios, ok):
+    """A target row over several listener counts: every ratio, met when `ok` holds for each."""
+    present = [(count, value) for count, value in ratios if value is not None]
+    if not present:
+        return None
+    measured = " / ".join(f"{fmt_ratio(value)} ({grouped(count)})" for count, value in present)
+    complete = len(present) == len(ratios)
+    return f"| {label} | {measured} | {verdict(complete and all(ok(value) for _, value in present))} |"
+
+
+def series_targets(results):
+    """The targets of issues #12, #13 and #14."""
+    rows = []
+    for kind in ("sustained", "latency"):
+        rows.append(series_row(
+            f"external catalogue, {kind}: ≤ 1.2× the built-in one",
+            [(count, ratio(per_fire(results, kind, count, EXTERNAL), per_fire(results, kind, count, OURS)))
+             for count in LISTENER_COUNTS],
+            lambda value: value <= 1.2,
+        ))
+    rows.append(series_row(
+        "immediate delivery, sustained: ≤ 1.3× lock + snapshot, inline",
+        [(count, ratio(per_fire(results, "sustained", count, IMMEDIATE), per_fire(results, "sustained", count, LOCKED)))
+         for count in (1, 10, 100)],
+        lambda value: value <= 1.3,
+    ))
+    ours = per_fire(results, "actor, sustained", ACTOR_LISTENERS, OURS)
+    reference = per_fire(results, "actor, sustained", ACTOR_LISTENERS, ACTOR_REFERENCE)
+    if ours and reference:
+        rows.append(
+            f"| delivery to an actor, {ACTOR_LISTENERS} listeners: ≥ 20× a Task per callback | "
+            f"{reference / ours:.0f}× ({fmt_time(ours)} vs {fmt_time(reference)} per fire) | {verdict(reference / ours >= 20)} |"
+        )
+    largest = grouped(ONCE_COUNTS[-1])
+    once, on = p50(results, f"once/{largest} listeners/{OURS}"), p50(results, f"once/{largest} listeners/plain on")
+    if once and on:
+        rows.append(
+            f"| one fire to {largest} `once` listeners: ≤ 40× as many `on` listeners | "
+            f"{once / on:.1f}× ({fmt_time(once)} vs {fmt_time(on)}) | {verdict(once / on <= 40)} |"
+        )
+    onces = [p50(results, f"once/{grouped(count)} listeners/{OURS}") for count in ONCE_COUNTS]
+    rows.append(series_row(
+        "`once` grows linearly: each doubling of the listeners ≤ 2.5× the time",
+        [(count, ratio(onces[index], onces[index - 1])) for index, count in enumerate(ONCE_COUNTS) if index > 0],
+        lambda value: value <= 2.5,
+    ))
+    idle = p50(results, f"subscribe+unsubscribe/10,000 live/{OURS}")
+    firing = p50(results, f"subscribe+unsubscribe/10,000 live, firing/{OURS}")
+    if idle and firing:
+        rows.append(
+            f"| subscribe + unsubscribe at 10,000 listeners while firing: ≤ 2× idle | "
+            f"{firing / idle:.2f}× ({fmt_time(firing / PAIRS_PER_ROUND)} vs {fmt_time(idle / PAIRS_PER_ROUND)} per pair) | "
+            f"{verdict(firing / idle <= 2)} |"
+        )
+    return [row for row in rows if row]
+
+
 def other_table(results):
+    """One row per scenario and variant (`subscribe+unsubscribe — 10,000 live, firing` is its own)."""
     rows = ["| scenario | SDKEventBus | others |", "| --- | --- | --- |"]
     names = sorted(results)
-    for prefix in ("caller side/", "subscribe+unsubscribe/", "memory/", "ready/"):
-        group = [name for name in names if name.startswith(prefix)]
-        if not group:
-            continue
-        def show(name):
-            metrics = results[name]
-            if prefix == "memory/":
-                value = metrics.get("Memory leaked") or metrics.get("Malloc / free Δ (bytes)")
-                return f"{value / 100_000:.0f} B/subscription" if value else "—"
-            value = metrics.get("Time (wall clock)")
-            if prefix == "caller side/" and value is not None:
-                value /= FIRES_PER_ROUND
-            if prefix == "subscribe+unsubscribe/" and value is not None:
-                value /= PAIRS_PER_ROUND
-            if prefix == "ready/" and value is not None:
-                value /= 10_000
-            return fmt_time(value)
-        ours = [name for name in group if name.endswith("/" + OURS) or name.endswith("/ConfigStore")]
-        others = [name for name in group if name not in ours]
-        scenario = group[0].split("/")[0] + " — " + group[0].split("/")[1]
-        rows.append(
-            f"| {scenario} | {', '.join(show(name) for name in ours)} | "
-            + "; ".join(f"{name.split('/')[-1]}: {show(name)}" for name in others)
-            + " |"
-        )
+    divisors = {"caller side": FIRES_PER_ROUND, "subscribe+unsubscribe": PAIRS_PER_ROUND, "ready": 10_000}
+
+    def show(name):
+        kind = name.split("/")[0]
+        metrics = results[name]
+        if kind == "memory":
+            value = metrics.get("Memory leaked") or metrics.get("Malloc / free Δ (bytes)")
+            return f"{value / 100_000:.0f} B/subscription" if value else "—"
+        value = metrics.get("Time (wall clock)")
+        return fmt_time(value / divisors[kind] if value is not None else None)
+
+    for kind in ("caller side", "subscribe+unsubscribe", "memory", "ready"):
+        variants = sorted({name.rsplit("/", 1)[0] for name in names if name.split("/")[0] == kind})
+        for variant in variants:
+            group = [name for name in names if name.rsplit("/", 1)[0] == variant]
+            ours = [name for name in group if name.endswith("/" + OURS) or name.endswith("/ConfigStore")]
+            others = [name for name in group if name not in ours]
+            rows.append(
+                f"| {variant.replace('/', ' — ')} | {', '.join(show(name) for name in ours)} | "
+                + "; ".join(f"{name.split('/')[-1]}: {show(name)}" for name in others)
+                + " |"
+            )
     return "\n".join(rows)
 
 
@@ -228,6 +352,12 @@ def main():
         "### Targets\n\n" + targets(results),
         f"### Sustained delivery (median per fire, {FIRES_PER_ROUND} fires then wait)\n\n" + delivery_table(results, "sustained"),
         "### Latency of a single fire (median)\n\n" + delivery_table(results, "latency"),
+        "### A catalogue declared in another module (median per fire)\n\n"
+        + pair_table(results, EXTERNAL, OURS, "external", "built-in", LISTENER_COUNTS),
+        "### Immediate delivery (median per fire)\n\n"
+        + pair_table(results, IMMEDIATE, LOCKED, "immediate", "lock + snapshot", LISTENER_COUNTS),
+        f"### Delivery to an actor ({ACTOR_LISTENERS} listeners, median per fire)\n\n" + actor_table(results),
+        "### One fire to `once` listeners (median)\n\n" + once_table(results),
         "### Other scenarios (median)\n\n" + other_table(results),
         "![Sustained delivery per fire, by design and listener count](performance-chart.svg)",
     ])

@@ -11,21 +11,32 @@ let firesPerRound = 100
 /// How many subscribe + unsubscribe pairs one iteration of that scenario times.
 let pairsPerRound = 100
 
+/// The listener counts of the `once` scenario: doubling them shows whether the cost grows linearly.
+let onceListenerCounts = [3_000, 6_000, 12_000]
+
+/// The listener count of the actor-delivery scenarios.
+let actorListeners = 100
+
 let benchmarks: @Sendable () -> Void = {
     let deliveryPeers: [any DeliveryPeer.Type] = [
         SDKEventBusPeer.self,
+        ExternalCataloguePeer.self,
+        ImmediatePeer.self,
         ReferenceActorPeer.self,
         LockedBusPeer.self,
         NotificationCenterPeer.self,
         AsyncStreamPeer.self,
         ClosureLoopPeer.self,
     ]
+    // One task per fire is no floor for sustained delivery, where fires share a hop: latency only.
+    let latencyOnlyPeers: [any DeliveryPeer.Type] = [MainActorHopPeer.self]
     let subscriptionPeers: [any SubscriptionPeer.Type] = [
         SDKEventBusSubscriptionPeer.self,
         ReferenceActorSubscriptionPeer.self,
         LockedBusSubscriptionPeer.self,
         NotificationCenterSubscriptionPeer.self,
     ]
+    let actorPeers: [any ActorDeliveryPeer.Type] = [SDKEventBusActorPeer.self, TaskPerCallbackActorPeer.self]
 
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
@@ -51,7 +62,8 @@ let benchmarks: @Sendable () -> Void = {
                 benchmark.stopMeasurement()
                 blackHole(sink.received)
             }
-
+        }
+        for peer in deliveryPeers + latencyOnlyPeers {
             // Latency: one fire from the main actor, then until every callback ran.
             Benchmark("latency/\(listeners) listeners/\(peer.name)") { @MainActor benchmark in
                 let sink = Sink()
@@ -68,6 +80,38 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Delivery to listeners isolated to one custom actor, from the main actor: 100 fires then until
+    // every callback ran (one iteration is 100 fires; the report divides), and one fire then until
+    // its callbacks ran. The loop crosses to the actor once per round to wait.
+    for peer in actorPeers {
+        Benchmark("actor, sustained/\(actorListeners) listeners/\(peer.name)") { @MainActor benchmark in
+            let sink = ActorSink()
+            let design = peer.init(listeners: actorListeners, sink: sink)
+            var total = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                total += actorListeners * firesPerRound
+                for _ in 0..<firesPerRound { design.fire(payload) }
+                await sink.delivered(total: total)
+            }
+            benchmark.stopMeasurement()
+            blackHole(design)
+        }
+        Benchmark("actor, latency/\(actorListeners) listeners/\(peer.name)") { @MainActor benchmark in
+            let sink = ActorSink()
+            let design = peer.init(listeners: actorListeners, sink: sink)
+            var total = 0
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                total += actorListeners
+                design.fire(payload)
+                await sink.delivered(total: total)
+            }
+            benchmark.stopMeasurement()
+            blackHole(design)
+        }
+    }
+
     // What `fire` costs the SDK's own code with 100 listeners; delivery happens after the
     // measurement. One iteration is 100 fires.
     Benchmark("caller side/100 listeners/SDKEventBus") { @MainActor benchmark in
@@ -76,7 +120,7 @@ let benchmarks: @Sendable () -> Void = {
         sink.expect(.max)
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
-            for _ in 0..<firesPerRound { await peer.fire(payload) }
+            for _ in 0..<firesPerRound { peer.fire(payload) }
             benchmark.stopMeasurement()
             await peer.bus.flush()
         }
@@ -93,6 +137,47 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // One fire to `once` listeners on the main actor, then until every callback ran: each callback
+    // ends its own subscription. Against one fire to as many plain `on` listeners. The listeners are
+    // subscribed before the measurement, afresh for every sample.
+    let onceConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .microseconds,
+        warmupIterations: 3,
+        maxDuration: .seconds(2),
+        maxIterations: 2_000
+    )
+    for listeners in onceListenerCounts {
+        Benchmark("once/\(listeners.grouped) listeners/SDKEventBus", configuration: onceConfiguration) {
+            @MainActor benchmark in
+            let sink = Sink()
+            let (bus, emitter) = EventBus.makeBus()
+            for _ in benchmark.scaledIterations {
+                for _ in 0..<listeners { bus.once(.bucketing, callback: callback(for: sink)) }
+                sink.expect(listeners)
+                benchmark.startMeasurement()
+                emitter.fire(payload)
+                await sink.delivered()
+                benchmark.stopMeasurement()
+            }
+            precondition(bus.listenerCount(for: .bucketing) == 0)
+        }
+    }
+    let onceBaseline = onceListenerCounts.last!
+    Benchmark("once/\(onceBaseline.grouped) listeners/plain on", configuration: onceConfiguration) {
+        @MainActor benchmark in
+        let sink = Sink()
+        let (bus, emitter) = EventBus.makeBus()
+        for _ in 0..<onceBaseline { _ = bus.on(.bucketing, callback: callback(for: sink)) }
+        for _ in benchmark.scaledIterations {
+            sink.expect(onceBaseline)
+            benchmark.startMeasurement()
+            emitter.fire(payload)
+            await sink.delivered()
+            benchmark.stopMeasurement()
+        }
+    }
+
     // Subscribe + unsubscribe with 10,000 live listeners. One iteration is 100 pairs on the same
     // bus, so that a sample is the amortized cost and not one pair's clock reads and cold caches;
     // the report divides.
@@ -106,6 +191,23 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
+    // The same pairs while another task fires the pairs' event on the same bus in a loop (one fire,
+    // then until it was delivered: about eight fires during the 100 pairs), so that the main actor
+    // is delivering to that event's 1,000 listeners throughout (issue #12).
+    Benchmark("subscribe+unsubscribe/10,000 live, firing/SDKEventBus") { benchmark in
+        let design = await SDKEventBusSubscriptionPeer(liveListeners: 10_000)
+        var firer: Task<Int, Never>?
+        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+            firer = Task { await design.fireContinuously(burst: 1) { started.resume() } }
+        }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<pairsPerRound { await design.subscribeAndUnsubscribe() }
+        }
+        benchmark.stopMeasurement()
+        firer?.cancel()
+        blackHole(await firer?.value)
+    }
 
     // Memory held per live subscription: the bytes still allocated after 100,000 subscriptions,
     // with callbacks that capture nothing so that only the bus's own memory counts.
@@ -117,10 +219,10 @@ let benchmarks: @Sendable () -> Void = {
             let (bus, emitter) = EventBus.makeBus()
             benchmark.startMeasurement()
             for index in 0..<100_000 {
-                _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in }
+                _ = bus.on(SystemEvent.allCases[index % 10]) { _ in }
             }
             benchmark.stopMeasurement()
-            emitter.finish()
+            emitter.shutdown()
         }
     }
     Benchmark(
@@ -143,7 +245,7 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             let store = ConfigStore(emitter: EventBus.makeBus().emitter)
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<10_000 { group.addTask { try? await store.waitForReady() } }
+                for _ in 0..<10_000 { group.addTask { _ = try? await store.waitForReady() } }
                 while store.waiterCount < 10_000 { await Task.yield() }
                 benchmark.startMeasurement()
                 await store.setConfig(readyConfig)
@@ -167,3 +269,16 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))
+
+extension Int {
+    /// The count as the scenario names spell it: 12,000.
+    var grouped: String {
+        let digits = String(self)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return out
+    }
+}

@@ -1,3 +1,4 @@
+import FlagCatalogue
 import SDKEventBus
 
 /// What every peer's callbacks do: count, and let the benchmark await the last delivery.
@@ -12,6 +13,16 @@ final class Sink {
 
     /// The callback every listener of every peer runs.
     func receive(_ payload: EventPayloadValue) {
+        tally()
+    }
+
+    /// The same, for the listeners of the external catalogue.
+    func receive(_ payload: FlagEventPayload) {
+        tally()
+    }
+
+    @inline(__always)
+    private func tally() {
         received &+= 1
         remaining -= 1
         if remaining == 0, let waiter {
@@ -36,4 +47,22 @@ final class Sink {
 @MainActor
 func callback(for sink: Sink) -> @MainActor @Sendable (EventPayloadValue) -> Void {
     { payload in sink.receive(payload) }
+}
+
+/// One callback for `sink`, typed as the external catalogue's callbacks are.
+@MainActor
+func flagCallback(for sink: Sink) -> @MainActor @Sendable (FlagEventPayload) -> Void {
+    { payload in sink.receive(payload) }
+}
+
+/// One callback for `sink` with the main actor's isolation removed, for listeners that run on the
+/// firing thread when every fire comes from the main actor.
+///
+/// The benchmarks fire from the main actor, so an immediate callback runs there; calling the sink
+/// through `MainActor.assumeIsolated` would add a runtime check per callback that no other peer
+/// pays. The cast is what `assumeIsolated` itself does after its check: the isolation of a
+/// synchronous function is not part of its calling convention.
+@MainActor
+func inlineCallback(for sink: Sink) -> @Sendable (EventPayloadValue) -> Void {
+    unsafeBitCast(callback(for: sink), to: (@Sendable (EventPayloadValue) -> Void).self)
 }

@@ -10,28 +10,50 @@ final class SDKEventBusPeer: DeliveryPeer {
     init(listeners: Int, sink: Sink) async {
         (bus, emitter) = EventBus.makeBus()
         for _ in 0..<listeners {
-            _ = await bus.on(.bucketing, callback: callback(for: sink))
+            _ = bus.on(.bucketing, callback: callback(for: sink))
         }
     }
 
-    func fire(_ payload: EventPayloadValue) async {
-        await emitter.fire(payload)
+    // Synchronous: `fire` never suspends, so the caller-side scenario times only the fire.
+    func fire(_ payload: EventPayloadValue) {
+        emitter.fire(payload)
     }
 }
 
 struct SDKEventBusSubscriptionPeer: SubscriptionPeer {
     static let name = "SDKEventBus"
     let bus: EventBus
+    let emitter: EventEmitter
 
+    /// Main-actor listeners, spread over the ten events.
     init(liveListeners: Int) async {
-        bus = EventBus.makeBus().bus
+        (bus, emitter) = EventBus.makeBus()
         for index in 0..<liveListeners {
-            _ = await bus.on(SystemEvent.allCases[index % 10]) { _ in }
+            _ = bus.on(SystemEvent.allCases[index % 10]) { _ in }
         }
     }
 
     func subscribeAndUnsubscribe() async {
-        let token = await bus.on(.bucketing) { _ in }
+        let token = bus.on(.bucketing) { _ in }
         await bus.off(token)
+    }
+
+    /// Fires `.bucketing`, the event the pairs subscribe to, until the task is cancelled: bursts of
+    /// `burst` fires, each followed by a flush so that the main actor's queue stays bounded.
+    ///
+    /// The fires come from this task's thread while the main actor delivers them, so subscribing
+    /// meanwhile contends with both.
+    ///
+    /// - Parameter started: Called once, after the first burst.
+    /// - Returns: How many fires it made.
+    func fireContinuously(burst: Int, started: @Sendable () -> Void) async -> Int {
+        var fires = 0
+        while !Task.isCancelled {
+            for _ in 0..<burst { emitter.fire(payload) }
+            if fires == 0 { started() }
+            fires += burst
+            await bus.flush()
+        }
+        return fires
     }
 }

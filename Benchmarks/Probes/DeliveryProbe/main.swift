@@ -1,0 +1,125 @@
+// Times the end-to-end delivery loop without the benchmark harness, for profiling.
+//
+//     DeliveryProbe [mode] [listeners] [rounds] [fires per wait]
+//     DeliveryProbe subscribe [pairs]
+//
+// Modes: `main` (the default: the built-in catalogue, main-actor listeners), `external` (the
+// `FlagEvent` catalogue of another module), `immediate` (listeners on the firing thread), `actor`
+// (listeners isolated to one actor), `once` (one fire to `once` listeners subscribed afresh each
+// round). `DeliveryProbe 100 20000 1` is `main` with those numbers.
+import FlagCatalogue
+import SDKEventBus
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@MainActor
+final class Sink {
+    var received = 0
+    var remaining = 0
+    var waiter: CheckedContinuation<Void, Never>?
+    func receive() {
+        received &+= 1
+        remaining -= 1
+        if remaining == 0, let waiter {
+            self.waiter = nil
+            waiter.resume()
+        }
+    }
+    func expect(_ count: Int) { remaining = count }
+    func delivered() async {
+        guard remaining > 0 else { return }
+        await withCheckedContinuation { waiter = $0 }
+    }
+}
+
+actor ActorSink {
+    var received = 0
+    var target = Int.max
+    var waiter: CheckedContinuation<Void, Never>?
+    func receive() {
+        received &+= 1
+        if received == target, let waiter {
+            self.waiter = nil
+            waiter.resume()
+        }
+    }
+    func delivered(total: Int) async {
+        guard received < total else { return }
+        target = total
+        await withCheckedContinuation { waiter = $0 }
+    }
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let mode = arguments.first.flatMap { Int($0) == nil ? arguments.removeFirst() : nil } ?? "main"
+
+if mode == "subscribe" {
+    // `DeliveryProbe subscribe [pairs]`: on + off pairs with 10,000 other live listeners, in rounds.
+    let pairs = Int(arguments.first ?? "100000") ?? 100_000
+    let (bus, _) = EventBus.makeBus()
+    for index in 0..<10_000 { _ = bus.on(SystemEvent.allCases[index % 10]) { _ in } }
+    let clock = ContinuousClock()
+    for round in 0..<10 {
+        let start = clock.now
+        for _ in 0..<pairs {
+            let token = bus.on(.bucketing) { _ in }
+            await bus.off(token)
+        }
+        print("round \(round): \((clock.now - start) / pairs) per pair")
+    }
+    exit(0)
+}
+
+let listeners = Int(arguments.first ?? "100") ?? 100
+let iterations = Int(arguments.dropFirst().first ?? "20000") ?? 20_000
+/// How many fires share one wait for delivery: 1 measures latency, more measures sustained cost.
+let firesPerWait = Int(arguments.dropFirst(2).first ?? "1") ?? 1
+let payload = EventPayloadValue.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
+let flagPayload = FlagEventPayload.flagEvaluated(FlagEvaluation(flagKey: "e", variationKey: "v", userId: "u"))
+let sink = Sink()
+let actorSink = ActorSink()
+let (bus, emitter) = EventBus.makeBus()
+let (flagBus, flagEmitter) = CatalogueBus<FlagEvent>.makeBus()
+let fire: @MainActor () -> Void
+switch mode {
+case "main", "once":
+    if mode == "main" { for _ in 0..<listeners { _ = bus.on(.bucketing) { _ in sink.receive() } } }
+    fire = { emitter.fire(payload) }
+case "external":
+    for _ in 0..<listeners { _ = flagBus.on(.flagEvaluated) { _ in sink.receive() } }
+    fire = { flagEmitter.fire(flagPayload) }
+case "immediate":
+    // Fired from the main actor, so the callbacks run there.
+    let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
+    for _ in 0..<listeners { _ = bus.on(.bucketing, delivery: .immediate) { _ in receive() } }
+    fire = { emitter.fire(payload) }
+case "actor":
+    for _ in 0..<listeners { bus.on(.bucketing, isolation: actorSink) { sink, _ in sink.receive() } }
+    fire = { emitter.fire(payload) }
+default:
+    print("unknown mode \(mode)")
+    exit(2)
+}
+
+let clock = ContinuousClock()
+var elapsed = Duration.zero
+var total = 0
+for _ in 0..<iterations {
+    if mode == "once" { for _ in 0..<listeners { bus.once(.bucketing) { _ in sink.receive() } } }
+    let start = clock.now
+    total += listeners * firesPerWait
+    if mode == "actor" {
+        for _ in 0..<firesPerWait { fire() }
+        await actorSink.delivered(total: total)
+    } else {
+        sink.expect(listeners * firesPerWait)
+        for _ in 0..<firesPerWait { fire() }
+        await sink.delivered()
+    }
+    elapsed += clock.now - start
+}
+let perFire = elapsed / (iterations * firesPerWait)
+let received = mode == "actor" ? await actorSink.received : sink.received
+print("\(mode): \(listeners) listeners, \(firesPerWait) fire(s) per wait: \(perFire) per fire; received \(received)")
