@@ -132,7 +132,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         var work = AfterUnlock()
         state.withLock { state in
             guard let ended = state.registry.end(token) else { return }
-            _ = state.end([ended], into: &work)
+            _ = state.end(ended, into: &work)
         }
         work.run(diagnostics: diagnostics, storage: self)
     }
@@ -145,7 +145,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         var work = AfterUnlock()
         let waitFor = state.withLock { state -> (lane: Int, bucket: Int, id: UInt64)? in
             guard let ended = state.registry.end(token) else { return nil }
-            return state.end([ended], into: &work) ? (ended.bucket.lane, ended.bucket.number, ended.id) : nil
+            return state.end(ended, into: &work) ? (ended.bucket.lane, ended.bucket.number, ended.id) : nil
         }
         work.run(diagnostics: diagnostics, storage: self)
         guard let waitFor else { return }
@@ -231,7 +231,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             for lane in state.lanes.indices {
                 let (dropped, flushed) = state.lanes[lane].dropPending()
                 work.dropped.append(dropped)
-                work.continuations += flushed
+                if !flushed.isEmpty { work.continuations += flushed }
             }
             work.dropped.append(state.latest.removeAll())
         }
@@ -256,13 +256,15 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         if let inline { deliverImmediately(inline) }
     }
 
-    /// Delivers the payload at `payload` to the listeners of the event `key`; nothing when no one
-    /// ever subscribed to it.
-    func fire(key: ObjectIdentifier, payload: UnsafeRawPointer) {
+    /// Delivers the payload at `payload` to the listeners of the event `key` (nothing when no one
+    /// ever subscribed to it), then to those of `alsoEvent`, under one lock.
+    func fire(key: ObjectIdentifier, alsoEvent: Int, payload: UnsafeRawPointer) {
         var work = AfterUnlock()
         let inline = state.withLock { state -> InlineDelivery? in
-            guard let event = state.eventsByKey[key] else { return nil }
-            return state.route(payload, event: event, work: &work)
+            var inline: InlineDelivery?
+            if let event = state.eventsByKey[key] { inline = state.route(payload, event: event, work: &work) }
+            if let also = state.route(payload, event: alsoEvent, work: &work) { inline = also }
+            return inline
         }
         if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         if let inline { deliverImmediately(inline) }
@@ -468,11 +470,12 @@ extension BusStorage.State {
         if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.dropped.append(replaced) }
         let mark = registry.nextID
         var inline: BusStorage.InlineDelivery?
-        for number in registry.routes[event] {
-            let bucket = registry.buckets[number]
-            guard bucket.liveCount > 0 else { continue }
-            let header = DeliveryHeader(bucket: .passUnretained(bucket), mark: mark)
-            if let started = route(header, payload: payload, toLane: bucket.lane, copyingInline: false, work: &work) {
+        for index in registry.routes[event].indices {
+            let bucket = registry.bucket(registry.routes[event][index])
+            guard bucket.takeUnretainedValue().liveCount > 0 else { continue }
+            let header = DeliveryHeader(bucket: bucket, mark: mark)
+            let lane = bucket.takeUnretainedValue().lane
+            if let started = route(header, payload: payload, toLane: lane, copyingInline: false, work: &work) {
                 inline = started
             }
         }
@@ -514,7 +517,7 @@ extension BusStorage.State {
                 end(registry.endAll(inLane: lane), into: &work)
                 let (dropped, flushed) = lanes[lane].dropPending()
                 work.dropped.append(dropped)
-                work.continuations += flushed
+                if !flushed.isEmpty { work.continuations += flushed }
             }
         }
         return nil
@@ -535,9 +538,16 @@ extension BusStorage.State {
         return mayBeCalled
     }
 
+    /// Finishes ending one subscription; see ``end(_:into:)-([ListenerRegistry.Ended],_)``.
+    mutating func end(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
+        let mayBeCalled = release(ended, into: &work)
+        tidy(ended.bucket)
+        return mayBeCalled
+    }
+
     mutating func end(_ sweep: ListenerRegistry.Sweep, into work: inout AfterUnlock) {
         end(sweep.ended, into: &work)
-        work.liveOwners += sweep.liveOwners
+        if !sweep.liveOwners.isEmpty { work.liveOwners += sweep.liveOwners }
     }
 
     /// Takes an ended subscription's callback for release after unlocking, unless the running pass
@@ -553,7 +563,7 @@ extension BusStorage.State {
             lanes[lane].deferredReleases.append((ended.bucket, ended.position))
             return true
         }
-        work.callbacks.append(ended.bucket.takeCallback(at: ended.position))
+        work.release(ended.bucket.takeCallback(at: ended.position))
         return false
     }
 
@@ -578,7 +588,8 @@ extension BusStorage.State {
     /// `off` and `flush` callers it was holding.
     mutating func finishPass(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?, into work: inout AfterUnlock)
     {
-        work.continuations += lanes[lane].finishBatch(count: delivered, recycling: buffer)
+        let flushed = lanes[lane].finishBatch(count: delivered, recycling: buffer)
+        if !flushed.isEmpty { work.continuations += flushed }
         actOnRequests(lane: lane, into: &work)
         if !lanes[lane].bucketsDueForTidying.isEmpty {
             let due = lanes[lane].bucketsDueForTidying
@@ -595,7 +606,7 @@ extension BusStorage.State {
     mutating func actOnRequests(lane: Int, into work: inout AfterUnlock) {
         if !lanes[lane].deferredReleases.isEmpty {
             for (bucket, position) in lanes[lane].deferredReleases {
-                work.callbacks.append(bucket.takeCallback(at: position))
+                work.release(bucket.takeCallback(at: position))
             }
             lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
         }
@@ -616,37 +627,95 @@ extension BusStorage.State {
 }
 
 /// What a locked section leaves to do once the lock is released: it may run user code.
+///
+/// A fire usually leaves nothing, or only a drain to schedule, so everything else lives in one
+/// object allocated on first use: the empty case costs a flag and a `nil` check.
 struct AfterUnlock {
-    /// Callbacks of ended subscriptions: releasing them may run the deinit of what they captured.
-    var callbacks: [ErasedCallback] = []
-    /// Lifetimes of ended subscriptions, whose end hooks run (a sequence finishes).
-    var lifetimes: [SubscriptionLifetime] = []
-    /// Owners a sweep looked at, released here in case the sweep held the last reference.
-    var liveOwners: [any AnyObject & Sendable] = []
-    /// Payloads no longer needed (dropped fires, replaced replays), destroyed here.
-    var dropped: [DeliveryBuffer] = []
-    /// `flush` and `off` callers to resume.
-    var continuations: [CheckedContinuation<Void, Never>] = []
-    var diagnostics: [BusDiagnostic] = []
+    final class Actions {
+        /// Callbacks of ended subscriptions: releasing them may run the deinit of what they captured.
+        var callbacks: [ErasedCallback] = []
+        /// Lifetimes of ended subscriptions, whose end hooks run (a sequence finishes).
+        var lifetimes: [SubscriptionLifetime] = []
+        /// Owners a sweep looked at, released here in case the sweep held the last reference.
+        var liveOwners: [any AnyObject & Sendable] = []
+        /// Payloads no longer needed (dropped fires, replaced replays), destroyed here.
+        var dropped: [DeliveryBuffer] = []
+        /// `flush` and `off` callers to resume.
+        var continuations: [CheckedContinuation<Void, Never>] = []
+        var diagnostics: [BusDiagnostic] = []
+        var actorDrains: [(lane: Int, actor: any Actor)] = []
+    }
+
     var scheduleMain = false
-    var actorDrains: [(lane: Int, actor: any Actor)] = []
+    /// The one callback most locked sections release (ending one subscription), kept inline.
+    private var releasedCallback: ErasedCallback?
+    private var actions: Actions?
+
+    /// Releases `callback` after unlocking.
+    mutating func release(_ callback: ErasedCallback) {
+        if releasedCallback == nil {
+            releasedCallback = callback
+        } else {
+            ensureActions().callbacks.append(callback)
+        }
+    }
+
+    private mutating func ensureActions() -> Actions {
+        if let actions { return actions }
+        let created = Actions()
+        actions = created
+        return created
+    }
+
+    var lifetimes: [SubscriptionLifetime] {
+        get { actions?.lifetimes ?? [] }
+        _modify { yield &ensureActions().lifetimes }
+    }
+
+    var liveOwners: [any AnyObject & Sendable] {
+        get { actions?.liveOwners ?? [] }
+        _modify { yield &ensureActions().liveOwners }
+    }
+
+    var dropped: [DeliveryBuffer] {
+        get { actions?.dropped ?? [] }
+        _modify { yield &ensureActions().dropped }
+    }
+
+    var continuations: [CheckedContinuation<Void, Never>] {
+        get { actions?.continuations ?? [] }
+        _modify { yield &ensureActions().continuations }
+    }
+
+    var diagnostics: [BusDiagnostic] {
+        get { actions?.diagnostics ?? [] }
+        _modify { yield &ensureActions().diagnostics }
+    }
+
+    var actorDrains: [(lane: Int, actor: any Actor)] {
+        get { actions?.actorDrains ?? [] }
+        _modify { yield &ensureActions().actorDrains }
+    }
 
     /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
-    var isEmpty: Bool {
-        !scheduleMain && callbacks.isEmpty && lifetimes.isEmpty && liveOwners.isEmpty && dropped.isEmpty
-            && continuations.isEmpty && diagnostics.isEmpty && actorDrains.isEmpty
-    }
+    var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil }
 
     /// Does it all: end hooks, releases, drains, then resumes waiters.
     mutating func run(diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage) {
-        for lifetime in lifetimes { lifetime.onEnd?() }
-        callbacks = []
-        liveOwners = []
-        dropped = []
         if scheduleMain { storage.scheduleMainDrain() }
-        for (lane, actor) in actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
-        for diagnostic in diagnostics { hook?(diagnostic) }
-        for continuation in continuations { continuation.resume() }
+        guard let actions else {
+            releasedCallback = nil
+            return
+        }
+        self.actions = nil
+        for lifetime in actions.lifetimes { lifetime.onEnd?() }
+        releasedCallback = nil
+        actions.callbacks = []
+        actions.liveOwners = []
+        actions.dropped = []
+        for (lane, actor) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
+        for diagnostic in actions.diagnostics { hook?(diagnostic) }
+        for continuation in actions.continuations { continuation.resume() }
     }
 }
 

@@ -26,12 +26,14 @@ final class ListenerBucket: @unchecked Sendable {
     /// The lane that delivers to it.
     let lane: Int
 
+    // The bus's lock guards these, so the runtime's exclusivity checks would only cost time.
+
     /// How many entries there are, holes included.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
     /// How many entries are live.
-    private(set) var liveCount = 0
+    @exclusivity(unchecked) private(set) var liveCount = 0
     /// Whether the bucket waits in its lane's list of buckets to tidy when the running pass ends.
-    var isDueForTidying = false
+    @exclusivity(unchecked) var isDueForTidying = false
     /// Whether ended entries outnumber live ones enough to be worth compacting, or none is live.
     var isDueForCompaction: Bool { count > 0 && (liveCount == 0 || (count > 32 && count > 2 * liveCount)) }
 

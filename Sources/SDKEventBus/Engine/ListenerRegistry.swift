@@ -35,11 +35,15 @@ struct ListenerRegistry {
     }
 
     let busID: UInt64
-    private(set) var buckets: [ListenerBucket] = []
+    private(set) var buckets: [ListenerBucket] = [] {
+        didSet { unmanagedBuckets = buckets.map { .passUnretained($0) } }
+    }
+    /// The same buckets, to read on the fire path without retaining them (``buckets`` keeps them).
+    private var unmanagedBuckets: [Unmanaged<ListenerBucket>] = []
     /// Per event, the numbers of the buckets that hold its subscriptions.
     private(set) var routes: [[Int]] = []
-    /// The bucket of each lane and event.
-    private var bucketNumbers: [BucketKey: Int] = [:]
+    /// The bucket of each lane and event: `bucketNumbers[lane][event]`, -1 for none yet.
+    private var bucketNumbers: [[Int]] = []
     private var slots: [Slot] = []
     private var freeSlots: [Int32] = []
     private var lifetimes: [Int32: SubscriptionLifetime] = [:]
@@ -52,14 +56,15 @@ struct ListenerRegistry {
     /// Whether the bus was shut down: no subscription is accepted any more.
     private(set) var isClosed = false
 
-    private struct BucketKey: Hashable {
-        var lane: Int
-        var event: Int
-    }
-
     init(busID: UInt64, eventCount: Int) {
         self.busID = busID
         routes = Array(repeating: [], count: eventCount)
+    }
+
+    /// The bucket numbered `number`, unretained: the registry keeps it as long as the bus lives.
+    @inline(__always)
+    func bucket(_ number: Int) -> Unmanaged<ListenerBucket> {
+        unmanagedBuckets[number]
     }
 
     /// The number of events the registry routes.
@@ -120,11 +125,14 @@ struct ListenerRegistry {
 
     /// The bucket of `event` in `lane`, created on first use.
     private mutating func bucket(event: Int, lane: Int) -> ListenerBucket {
-        let key = BucketKey(lane: lane, event: event)
-        if let number = bucketNumbers[key] { return buckets[number] }
+        if lane < bucketNumbers.count, event < bucketNumbers[lane].count, bucketNumbers[lane][event] >= 0 {
+            return buckets[bucketNumbers[lane][event]]
+        }
+        while bucketNumbers.count <= lane { bucketNumbers.append([]) }
+        while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
         let bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
         buckets.append(bucket)
-        bucketNumbers[key] = bucket.number
+        bucketNumbers[lane][event] = bucket.number
         routes[event].append(bucket.number)
         return bucket
     }

@@ -62,9 +62,11 @@ final class DeliveryBuffer: @unchecked Sendable {
     let payloadOffset: Int
     /// The distance between entries.
     let entryStride: Int
-    private(set) var count = 0
-    private var capacity = 0
-    private var base: UnsafeMutableRawPointer?
+    // Guarded by the bus's lock or owned by one pass: the runtime's exclusivity checks would only
+    // cost time.
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity = 0
+    @exclusivity(unchecked) private var base: UnsafeMutableRawPointer?
 
     init(layout: PayloadLayout) {
         self.layout = layout

@@ -79,6 +79,9 @@ final class BusModelChecker: Sendable {
         /// The bus's listener id of each model listener, known once its subscription returned.
         var listenerIDs: [Int: UInt64] = [:]
         var passes: [Lane: LanePass] = [:]
+        /// Listeners cancelled on another thread and not yet made exact by their owner's flush,
+        /// by owner task: a flush visits only these, not every listener ever registered.
+        var cancelledElsewhere: [Int: [Int]] = [:]
         var deliveries = 0
 
         mutating func record(_ violation: String) {
@@ -118,16 +121,17 @@ final class BusModelChecker: Sendable {
     /// The listener was cancelled synchronously on another thread.
     func cancelledElsewhere(_ model: Int) {
         state.withLock { state in
-            guard state.listeners[model] != nil, state.listeners[model]?.ending == nil else { return }
+            guard let listener = state.listeners[model], listener.ending == nil else { return }
             state.listeners[model]?.ending = .cancelledElsewhere(callsSince: 0)
+            state.cancelledElsewhere[listener.owner, default: []].append(model)
         }
     }
 
     /// `owner`'s flush returned: its cancellations on other threads are now exact.
     func flushed(by owner: Int) {
         state.withLock { state in
-            for (model, listener) in state.listeners where listener.owner == owner {
-                if case .cancelledElsewhere = listener.ending {
+            for model in state.cancelledElsewhere.removeValue(forKey: owner) ?? [] {
+                if case .cancelledElsewhere = state.listeners[model]?.ending {
                     state.listeners[model]?.ending = .exact("cancel elsewhere, then flush")
                 }
             }
