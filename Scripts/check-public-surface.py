@@ -3,17 +3,21 @@
 
 Usage: Scripts/check-public-surface.py [SYMBOL_GRAPH_DIR]
 
-App code holds an EventBus (or an SDKClient); only the holder of an EventEmitter may fire. This
-reads the public symbol graph of SDKEventBus (from `swift package dump-symbol-graph
---minimum-access-level public`) and checks that:
+App code holds an SDK's CatalogueBus (EventBus for the built-in catalogue) or its CatalogueClient
+(SDKClient); only the holder of the bus's CatalogueEmitter (EventEmitter) may fire. This reads the
+public symbol graph of SDKEventBus (from `swift package dump-symbol-graph --minimum-access-level
+public`) and checks that:
 
-1. every public member whose name fires, emits, posts, sends or triggers belongs to EventEmitter;
-2. EventEmitter has no public initializer;
-3. the only public declarations that hand out an EventEmitter are EventBus.makeBus() and
-   SDKClient.make(configuration:fetchService:), which both create a new bus;
-4. no public declaration takes an EventBus or an SDKClient as a parameter (a store or component
-   built from the bus app code holds could fire on it);
-5. no public property has the type EventEmitter.
+1. every public member whose name fires, emits, posts, sends or triggers belongs to
+   CatalogueEmitter, or to one of the app-event buses (AppEventBus, EventChannel), on which app code
+   publishes by design and which are distinct types from any catalogue bus;
+2. CatalogueEmitter has no public initializer;
+3. the only public declarations that hand out a CatalogueEmitter are CatalogueBus.makeBus() and
+   the CatalogueClient.make factories, which all create a new bus;
+4. no public declaration takes a CatalogueBus or a CatalogueClient as a parameter unless it also
+   takes that bus's CatalogueEmitter (a store or component built from the bus app code holds could
+   otherwise fire on it);
+5. no public property has the type CatalogueEmitter.
 """
 
 import json
@@ -22,12 +26,44 @@ import sys
 from pathlib import Path
 
 FIRE_WORDS = re.compile(r"(fire|emit|enqueue|post|send|publish|trigger|dispatch)", re.IGNORECASE)
-EMITTER_SOURCES = {"EventBus/makeBus()", "SDKClient/make(configuration:fetchService:)"}
-RECEIVER_TYPES = {"EventBus", "SDKClient"}
+EMITTER = "CatalogueEmitter"
+EMITTER_NAMES = {EMITTER, "EventEmitter"}
+FIRING_OWNERS = {EMITTER, "AppEventBus", "EventChannel"}
+EMITTER_SOURCE_OWNERS = {"CatalogueBus/makeBus", "CatalogueClient/make"}
+RECEIVER_TYPES = {"CatalogueBus", "EventBus", "CatalogueClient", "SDKClient"}
 
 
 def type_names(fragments):
     return {fragment["spelling"] for fragment in fragments if fragment.get("kind") == "typeIdentifier"}
+
+
+def value_type_names(fragments):
+    """The type names in `fragments` that name a value's type, leaving out those that only qualify a
+    member type (`CatalogueClient<Catalogue>.Config` is a configuration, not a client)."""
+    names = set()
+    for index, fragment in enumerate(fragments):
+        if fragment.get("kind") != "typeIdentifier":
+            continue
+        depth, rest = 0, ""
+        for following in fragments[index + 1:]:
+            if following.get("kind") != "text":
+                if depth == 0:
+                    break
+                continue
+            text = following["spelling"]
+            for position, character in enumerate(text):
+                if character == "<":
+                    depth += 1
+                elif character == ">":
+                    depth -= 1
+                elif depth == 0:
+                    rest = text[position:]
+                    break
+            if rest or depth == 0:
+                break
+        if not rest.startswith("."):
+            names.add(fragment["spelling"])
+    return names
 
 
 def main():
@@ -47,19 +83,21 @@ def main():
         signature = symbol.get("functionSignature", {})
 
         if kind in ("swift.method", "swift.func", "swift.type.method") and FIRE_WORDS.match(name):
-            if owner != "EventEmitter":
-                problems.append(f"{path}: a public way to fire outside EventEmitter")
-        if owner == "EventEmitter" and kind == "swift.init":
-            problems.append(f"{path}: EventEmitter must not be constructible by app code")
-        if "EventEmitter" in type_names(signature.get("returns", [])) and path not in EMITTER_SOURCES:
-            problems.append(f"{path}: hands out an EventEmitter; only {sorted(EMITTER_SOURCES)} may")
-        for parameter in signature.get("parameters", []):
-            received = type_names(parameter.get("declarationFragments", [])) & RECEIVER_TYPES
-            if received:
-                problems.append(f"{path}: takes a{'n' if 'EventBus' in received else ''} {', '.join(sorted(received))}, "
-                                "which app code holds; something built from it could fire")
-        if kind in ("swift.property", "swift.type.property") and "EventEmitter" in type_names(symbol["declarationFragments"]):
-            problems.append(f"{path}: a public EventEmitter property reaches the capability to fire")
+            if owner not in FIRING_OWNERS:
+                problems.append(f"{path}: a public way to fire outside {', '.join(sorted(FIRING_OWNERS))}")
+        if owner == EMITTER and kind == "swift.init":
+            problems.append(f"{path}: {EMITTER} must not be constructible by app code")
+        if EMITTER_NAMES & type_names(signature.get("returns", [])) and path.split("(")[0] not in EMITTER_SOURCE_OWNERS:
+            problems.append(f"{path}: hands out a {EMITTER}; only {sorted(EMITTER_SOURCE_OWNERS)} may")
+        parameters = [value_type_names(p.get("declarationFragments", [])) for p in signature.get("parameters", [])]
+        takes_emitter = any(EMITTER_NAMES & names for names in parameters)
+        for names in parameters:
+            received = names & RECEIVER_TYPES
+            if received and not takes_emitter:
+                problems.append(f"{path}: takes {', '.join(sorted(received))}, which app code holds, without "
+                                f"its {EMITTER}; something built from it could fire")
+        if kind in ("swift.property", "swift.type.property") and EMITTER_NAMES & type_names(symbol["declarationFragments"]):
+            problems.append(f"{path}: a public {EMITTER} property reaches the capability to fire")
 
     fire_members = sorted("/".join(s["pathComponents"]) for s in public if FIRE_WORDS.match(s["pathComponents"][-1]))
     if problems:
@@ -68,7 +106,7 @@ def main():
             print(f"  - {problem}")
         sys.exit(1)
     print(f"public surface: {len(public)} public symbols; firing only through {', '.join(fire_members)}; "
-          f"emitters only from {', '.join(sorted(EMITTER_SOURCES))}")
+          f"emitters only from {', '.join(sorted(EMITTER_SOURCE_OWNERS))}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,9 @@
 /// (and, called from another module, for the built-in one too), paying metadata lookups on every
 /// fire; a layout made once per bus costs one indirect call per copy instead.
 struct PayloadLayout: Sendable {
+    /// The payload's size: the bytes a copy reads (none for an empty type such as `Void`, whose
+    /// address may not be readable).
+    let size: Int
     /// The payload's stride.
     let stride: Int
     /// The payload's alignment.
@@ -20,6 +23,7 @@ struct PayloadLayout: Sendable {
     /// The layout of `Payload`.
     static func of<Payload>(_: Payload.Type) -> PayloadLayout {
         PayloadLayout(
+            size: MemoryLayout<Payload>.size,
             stride: MemoryLayout<Payload>.stride,
             alignment: MemoryLayout<Payload>.alignment,
             isTrivial: _isPOD(Payload.self),
@@ -36,7 +40,7 @@ struct PayloadLayout: Sendable {
     @inline(__always)
     func copy(to target: UnsafeMutableRawPointer, from source: UnsafeRawPointer) {
         if isTrivial {
-            target.copyMemory(from: source, byteCount: stride)
+            target.copyMemory(from: source, byteCount: size)
         } else {
             copy(target, source)
         }
@@ -98,7 +102,7 @@ final class DeliveryBuffer: @unchecked Sendable {
         let entry = base.unsafelyUnwrapped + count * entryStride
         entry.initializeMemory(
             as: DeliveryHeader.self, to: DeliveryHeader(bucket: .passUnretained(Self.noBucket), mark: 0))
-        (entry + payloadOffset).copyMemory(from: payload, byteCount: layout.stride)
+        (entry + payloadOffset).copyMemory(from: payload, byteCount: layout.size)
         count += 1
     }
 

@@ -23,7 +23,7 @@
 final class BusModelChecker: Sendable {
     /// A fire's identity: its event, its producer task, and its sequence number among that task's
     /// fires of the same event.
-    struct FireKey: Hashable {
+    struct FireKey: Hashable, Sendable {
         var event: SystemEvent
         var producer: Int
         var sequence: Int

@@ -24,13 +24,32 @@ import Testing
         UInt64(environment["SDKEVENTBUS_MODEL_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
     }
 
-    @Test func concurrentOperationsMatchTheModel() async throws {
+    /// The kinds of bus the workout drives: both run on the one engine, through different fronts.
+    enum BusKind: String, CaseIterable, CustomStringConvertible, Sendable {
+        /// An SDK's catalogue bus, fired through its emitter.
+        case catalogue
+        /// An app-event bus, events published and subscribed to by type.
+        case appEvents
+
+        var description: String { rawValue }
+
+        /// The share of the operations this kind runs: the catalogue bus carries the full workout.
+        var operations: Int {
+            switch self {
+            case .catalogue: BusModelTests.totalOperations
+            case .appEvents: BusModelTests.totalOperations / 4
+            }
+        }
+    }
+
+    @Test(arguments: BusKind.allCases)
+    func concurrentOperationsMatchTheModel(on kind: BusKind) async throws {
         let seed = Self.baseSeed
-        let rounds = max(1, Self.totalOperations / Self.operationsPerRound)
+        let rounds = max(1, kind.operations / Self.operationsPerRound)
         var deliveries = 0
         for round in 0..<rounds {
             let roundSeed = seed &+ UInt64(round) &* 0x9E37_79B9
-            let result = await Self.runRound(seed: roundSeed, operations: Self.operationsPerRound)
+            let result = await Self.runRound(kind, seed: roundSeed, operations: Self.operationsPerRound)
             deliveries += result.deliveries
             try #require(
                 result.violations.isEmpty,
@@ -41,7 +60,7 @@ import Testing
             )
         }
         print(
-            "BusModelTests: \(rounds * Self.operationsPerRound) operations, \(deliveries) deliveries checked, seed \(seed)"
+            "BusModelTests (\(kind)): \(rounds * Self.operationsPerRound) operations, \(deliveries) deliveries checked, seed \(seed)"
         )
         #expect(deliveries > 0)
     }
@@ -52,8 +71,12 @@ import Testing
     }
 
     /// One round on a fresh bus: `operations` operations split between the tasks.
-    static func runRound(seed: UInt64, operations: Int) async -> RoundResult {
-        let (bus, emitter) = EventBus.makeBus()
+    static func runRound(_ kind: BusKind, seed: UInt64, operations: Int) async -> RoundResult {
+        let bus: any ModelBus =
+            switch kind {
+            case .catalogue: CatalogueModelBus()
+            case .appEvents: AppModelBus()
+            }
         let checker = BusModelChecker()
         let modelIDs = LockedValue(0)
         let actors = [ModelActor(), ModelActor()]
@@ -64,7 +87,6 @@ import Testing
                     var worker = Worker(
                         task: task,
                         bus: bus,
-                        emitter: emitter,
                         checker: checker,
                         modelIDs: modelIDs,
                         actors: actors,
@@ -87,7 +109,7 @@ import Testing
                     "listenerCount(for: \(event)) is \(counted); the model has \(liveCounts[event, default: 0])")
             }
         }
-        emitter.shutdown()
+        bus.shutdown()
         if bus.storage.registryFootprint != 0 {
             violations.append("storage not back to its baseline after shutdown: \(bus.storage.registryFootprint)")
         }
@@ -128,8 +150,7 @@ import Testing
         }
 
         let task: Int
-        let bus: EventBus
-        let emitter: EventEmitter
+        let bus: any ModelBus
         let checker: BusModelChecker
         let modelIDs: LockedValue<Int>
         let actors: [ModelActor]
@@ -167,31 +188,7 @@ import Testing
             let event = BusModelTests.events.randomElement(using: &random)!
             let sequence = nextSequence[event, default: 0]
             nextSequence[event] = sequence + 1
-            let payload: EventPayloadValue =
-                switch event {
-                case .apiQueueReleased: .apiQueueReleased(ApiQueueReleasedPayload(eventCount: task << 32 | sequence))
-                default: .conversion(ConversionPayload(goalId: "\(task)", visitorId: "\(sequence)"))
-                }
-            emitter.fire(payload)
-        }
-
-        static func key(of payload: EventPayloadValue) -> BusModelChecker.FireKey {
-            switch payload {
-            case .apiQueueReleased(let released):
-                BusModelChecker.FireKey(
-                    event: payload.event,
-                    producer: released.eventCount >> 32,
-                    sequence: released.eventCount & 0xFFFF_FFFF
-                )
-            case .conversion(let conversion):
-                BusModelChecker.FireKey(
-                    event: payload.event,
-                    producer: Int(conversion.goalId)!,
-                    sequence: Int(conversion.visitorId)!
-                )
-            default:
-                BusModelChecker.FireKey(event: payload.event, producer: -1, sequence: -1)
-            }
+            bus.fire(BusModelChecker.FireKey(event: event, producer: task, sequence: sequence))
         }
 
         mutating func subscribe(_ kind: Kind, lane: BusModelChecker.Lane) async {
@@ -215,24 +212,19 @@ import Testing
                     firstOwnSequence: nextSequence[event, default: 0]
                 )
             )
-            let deliver: @Sendable (EventPayloadValue) -> Void = { payload in
-                checker.delivering(Self.key(of: payload), to: model)
+            let deliver: @Sendable (BusModelChecker.FireKey) -> Void = { key in
+                checker.delivering(key, to: model)
                 checker.finished(model)
             }
             let token: EventListenerToken
             switch (kind, lane) {
-            case (.plain, .mainActor): token = bus.on(event) { deliver($0) }
-            case (.once, .mainActor): token = bus.once(event) { deliver($0) }
             case (.owned, _):
                 let owner = Owner()
-                token = bus.on(event, owner: owner) { _, payload in deliver(payload) }
+                token = bus.subscribe(event, owned: owner, deliver: deliver)
                 await ownerBox().set(owner, for: model)
-            case (.plain, .immediate): token = bus.on(event, delivery: .immediate, callback: deliver)
-            case (.once, .immediate): token = bus.once(event, delivery: .immediate, callback: deliver)
-            case (.plain, .actor(let index)):
-                token = bus.on(event, isolation: actors[index]) { _, payload in deliver(payload) }
-            case (.once, .actor(let index)):
-                token = bus.once(event, isolation: actors[index]) { _, payload in deliver(payload) }
+            case (.plain, _), (.once, _):
+                let isolation = lane.actorIndex.map { actors[$0] }
+                token = bus.subscribe(event, lane: lane, isolation: isolation, once: kind == .once, deliver: deliver)
             }
             checker.setListenerID(token.listenerID, for: model)
             live.append(
