@@ -27,6 +27,10 @@ let benchmarks: @Sendable () -> Void = {
         NotificationCenterPeer.self,
         AsyncStreamPeer.self,
         ClosureLoopPeer.self,
+        AppBusImmediatePeer.self,
+        TypeKeyedLockedBusPeer.self,
+        AppBusMainActorPeer.self,
+        TypeKeyedTaskPerCallbackPeer.self,
     ]
     // One task per fire is no floor for sustained delivery, where fires share a hop: latency only.
     let latencyOnlyPeers: [any DeliveryPeer.Type] = [MainActorHopPeer.self]

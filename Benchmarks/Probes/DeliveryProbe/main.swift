@@ -8,6 +8,7 @@
 // (listeners isolated to one actor), `once` (one fire to `once` listeners subscribed afresh each
 // round). `DeliveryProbe 100 20000 1` is `main` with those numbers.
 import FlagCatalogue
+import Foundation
 import SDKEventBus
 
 #if canImport(Glibc)
@@ -82,6 +83,32 @@ let sink = Sink()
 let actorSink = ActorSink()
 let (bus, emitter) = EventBus.makeBus()
 let (flagBus, flagEmitter) = CatalogueBus<FlagEvent>.makeBus()
+let appBus = AppEventBus()
+
+struct Bucketed: AppEvent {
+    let payload: EventPayloadValue
+}
+
+/// The lock-guarded, type-keyed app bus people write: snapshot under the lock, cast per handler.
+final class TypeKeyedBus: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handlers: [ObjectIdentifier: [UInt64: @Sendable (any AppEvent) -> Void]] = [:]
+    private var next: UInt64 = 0
+    let onMainActor: Bool
+    init(onMainActor: Bool) { self.onMainActor = onMainActor }
+    func subscribe<Event: AppEvent>(to type: Event.Type, handler: @escaping @Sendable (Event) -> Void) {
+        lock.withLock {
+            next += 1
+            handlers[ObjectIdentifier(type), default: [:]][next] = { if let event = $0 as? Event { handler(event) } }
+        }
+    }
+    func publish<Event: AppEvent>(_ event: Event) {
+        let snapshot = lock.withLock { Array(handlers[ObjectIdentifier(Event.self)]?.values ?? [:].values) }
+        for handler in snapshot {
+            if onMainActor { Task { @MainActor in handler(event) } } else { handler(event) }
+        }
+    }
+}
 let fire: @MainActor () -> Void
 switch mode {
 case "main", "once":
@@ -98,6 +125,18 @@ case "immediate":
 case "actor":
     for _ in 0..<listeners { bus.on(.bucketing, isolation: actorSink) { sink, _ in sink.receive() } }
     fire = { emitter.fire(payload) }
+case "app-immediate":
+    let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
+    for _ in 0..<listeners { appBus.subscribe(to: Bucketed.self, delivery: .immediate) { _ in receive() } }
+    fire = { appBus.publish(Bucketed(payload: payload), source: "probe") }
+case "app-main":
+    for _ in 0..<listeners { appBus.subscribe(to: Bucketed.self) { _ in sink.receive() } }
+    fire = { appBus.publish(Bucketed(payload: payload), source: "probe") }
+case "app-locked", "app-task":
+    let locked = TypeKeyedBus(onMainActor: mode == "app-task")
+    let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
+    for _ in 0..<listeners { locked.subscribe(to: Bucketed.self) { _ in receive() } }
+    fire = { locked.publish(Bucketed(payload: payload)) }
 default:
     print("unknown mode \(mode)")
     exit(2)

@@ -40,13 +40,15 @@ public struct PublishedEvent: Sendable, CustomStringConvertible {
 class AppEventBox: @unchecked Sendable {
     // @unchecked: immutable; subclasses add only immutable `Sendable` values.
 
-    let date: Date
+    /// When it was published; `nil` when the bus had no all-events feed then, so that publishing
+    /// reads the clock only when someone can see the time.
+    let date: Date?
     /// The source the publisher named, if any.
     let namedSource: String?
     let fileID: StaticString
     let line: UInt
 
-    init(date: Date, source: String?, fileID: StaticString, line: UInt) {
+    init(date: Date?, source: String?, fileID: StaticString, line: UInt) {
         self.date = date
         namedSource = source
         self.fileID = fileID
@@ -60,15 +62,16 @@ class AppEventBox: @unchecked Sendable {
     /// The event, as an existential.
     var event: any AppEvent { fatalError("TypedAppEventBox overrides it") }
 
-    /// The event for the all-events feed.
-    var published: PublishedEvent { PublishedEvent(event: event, date: date, source: source) }
+    /// The event for the all-events feed. (An event published while the bus's first feed was being
+    /// subscribed may have no time of its own: it gets the time it reaches the feed.)
+    var published: PublishedEvent { PublishedEvent(event: event, date: date ?? Date(), source: source) }
 }
 
 /// The box of an event of type `Event`.
 final class TypedAppEventBox<Event: AppEvent>: AppEventBox, @unchecked Sendable {
     let value: Event
 
-    init(_ value: Event, date: Date, source: String?, fileID: StaticString, line: UInt) {
+    init(_ value: Event, date: Date?, source: String?, fileID: StaticString, line: UInt) {
         self.value = value
         super.init(date: date, source: source, fileID: fileID, line: line)
     }

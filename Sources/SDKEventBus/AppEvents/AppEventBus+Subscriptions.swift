@@ -17,7 +17,7 @@ extension AppEventBus {
         handler: @escaping @MainActor @Sendable (Event) -> Void
     ) -> EventListenerToken {
         subscribe(type, lane: .mainActor) { _ in
-            .erasing(mainActor: { @MainActor (box: AppEventBox) in handler(box.value(as: Event.self)) })
+            .erasing(mainActor: { @MainActor (box: AppEventBox) in handler(box.typed(Event.self).value) })
         }
     }
 
@@ -49,7 +49,7 @@ extension AppEventBus {
         return subscribe(type, lane: .mainActor, lifetime: SubscriptionLifetime(owner: owner)) { token in
             .erasing(mainActor: { @MainActor [weak owner] (box: AppEventBox) in
                 guard let owner else { return storage.cancel(token) }
-                handler(owner, box.value(as: Event.self))
+                handler(owner, box.typed(Event.self).value)
             })
         }
     }
@@ -71,7 +71,7 @@ extension AppEventBus {
         let storage = self.storage
         return subscribe(type, lane: .mainActor) { token in
             .erasing(mainActor: { @MainActor (box: AppEventBox) in
-                handler(box.value(as: Event.self))
+                handler(box.typed(Event.self).value)
                 storage.cancel(token)
             })
         }
@@ -94,7 +94,7 @@ extension AppEventBus {
         handler: @escaping @Sendable (Event) -> Void
     ) -> EventListenerToken {
         subscribe(type, lane: .immediate) { _ in
-            .erasing { (box: AppEventBox) in handler(box.value(as: Event.self)) }
+            .erasing { (box: AppEventBox) in handler(box.typed(Event.self).value) }
         }
     }
 
@@ -118,7 +118,7 @@ extension AppEventBus {
         return subscribe(type, lane: .immediate, lifetime: SubscriptionLifetime(owner: owner)) { token in
             .erasing { [weak owner] (box: AppEventBox) in
                 guard let owner else { return storage.cancel(token) }
-                handler(owner, box.value(as: Event.self))
+                handler(owner, box.typed(Event.self).value)
             }
         }
     }
@@ -139,7 +139,7 @@ extension AppEventBus {
         let storage = self.storage
         return subscribe(type, lane: .immediate) { token in
             .erasing { (box: AppEventBox) in
-                handler(box.value(as: Event.self))
+                handler(box.typed(Event.self).value)
                 storage.cancel(token)
             }
         }
@@ -163,7 +163,7 @@ extension AppEventBus {
         let call = nonisolatedCallback(handler)
         return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { _ in
             // Called only in a job of the lane's drain, which holds the actor.
-            .erasing { [unowned(unsafe) actor] (box: AppEventBox) in call(actor, box.value(as: Event.self)) }
+            .erasing { [unowned(unsafe) actor] (box: AppEventBox) in call(actor, box.typed(Event.self).value) }
         }
     }
 
@@ -185,7 +185,7 @@ extension AppEventBus {
         return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { token in
             // Called only in a job of the lane's drain, which holds the actor.
             .erasing { [unowned(unsafe) actor] (box: AppEventBox) in
-                call(actor, box.value(as: Event.self))
+                call(actor, box.typed(Event.self).value)
                 storage.cancel(token)
             }
         }
@@ -215,7 +215,7 @@ extension AppEventBus {
         stream(bufferingPolicy: bufferingPolicy, name: "\(type)") { lane, lifetime, makeCallback in
             self.subscribe(type, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
         } element: { box in
-            box.value(as: Event.self)
+            box.typed(Event.self).value
         }
     }
 
@@ -231,6 +231,7 @@ extension AppEventBus {
     /// - Parameter bufferingPolicy: What to keep when the consumer falls behind.
     /// - Returns: The sequence of published events, in publish order.
     public func allEvents(bufferingPolicy: EventBufferingPolicy = .default) -> AsyncStream<PublishedEvent> {
+        hasFeed.set()
         let storage = self.storage
         return stream(bufferingPolicy: bufferingPolicy, name: "all events") { lane, lifetime, makeCallback in
             storage.subscribe(event: Self.allEventsFeed, lane: lane, lifetime: lifetime, makeCallback: makeCallback)

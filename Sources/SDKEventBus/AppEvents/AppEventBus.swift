@@ -29,6 +29,8 @@ public final class AppEventBus: Sendable {
     let storage: BusStorage
     /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
     public let name: String
+    /// Set once the all-events feed has had a subscriber: from then on a publish reads the clock.
+    let hasFeed = OneWayFlag()
 
     /// Creates a bus.
     ///
@@ -65,7 +67,13 @@ public final class AppEventBus: Sendable {
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) {
-        let box: AppEventBox = TypedAppEventBox(event, date: Date(), source: source, fileID: fileID, line: line)
+        let box: AppEventBox = TypedAppEventBox(
+            event,
+            date: hasFeed.isSet ? Date() : nil,
+            source: source,
+            fileID: fileID,
+            line: line
+        )
         withUnsafePointer(to: box) { box in
             storage.fire(key: ObjectIdentifier(Event.self), alsoEvent: Self.allEventsFeed, payload: box)
         }
@@ -158,10 +166,11 @@ public final class AppEventBus: Sendable {
 }
 
 extension AppEventBox {
-    /// The value of an event box of type `Event`, without a dynamic cast: a subscription to a type
-    /// only ever receives boxes of that type.
+    /// The box as the box of an event of type `Event`, without a dynamic cast.
+    ///
+    /// A subscription to a type only ever receives boxes of that type.
     @inline(__always)
-    func value<Event: AppEvent>(as _: Event.Type) -> Event {
-        unsafeDowncast(self, to: TypedAppEventBox<Event>.self).value
+    func typed<Event: AppEvent>(_: Event.Type) -> TypedAppEventBox<Event> {
+        unsafeDowncast(self, to: TypedAppEventBox<Event>.self)
     }
 }

@@ -18,7 +18,20 @@ import Testing
     static let maximumLiveListenersPerTask = 4
 
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
-    static var totalOperations: Int { Int(environment["SDKEVENTBUS_MODEL_OPERATIONS"] ?? "") ?? 1_000_000 }
+    /// A million operations; a quarter of that under the thread sanitizer, which slows every
+    /// operation about tenfold and checks each interleaving it sees rather than needing many.
+    static var totalOperations: Int {
+        Int(environment["SDKEVENTBUS_MODEL_OPERATIONS"] ?? "") ?? (isThreadSanitized ? 250_000 : 1_000_000)
+    }
+    /// Whether the thread sanitizer's runtime is loaded in this process.
+    static let isThreadSanitized: Bool = {
+        #if canImport(Darwin)
+            let everyImage = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+            let everyImage: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        return dlsym(everyImage, "__tsan_init") != nil
+    }()
     static var operationsPerRound: Int { min(50_000, totalOperations) }
     static var baseSeed: UInt64 {
         UInt64(environment["SDKEVENTBUS_MODEL_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
