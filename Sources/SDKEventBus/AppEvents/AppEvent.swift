@@ -62,6 +62,10 @@ class AppEventBox: @unchecked Sendable {
     /// The event, as an existential.
     var event: any AppEvent { fatalError("TypedAppEventBox overrides it") }
 
+    /// Calls `handler`, an erased handler of the box's event type, with the address of the event
+    /// in the box: lent, not copied, and no generic metadata to look up.
+    func lend(to handler: ErasedCallback) { fatalError("TypedAppEventBox overrides it") }
+
     /// The event for the all-events feed. (An event published while the bus's first feed was being
     /// subscribed may have no time of its own: it gets the time it reaches the feed.)
     var published: PublishedEvent { PublishedEvent(event: event, date: date ?? Date(), source: source) }
@@ -77,4 +81,19 @@ final class TypedAppEventBox<Event: AppEvent>: AppEventBox, @unchecked Sendable 
     }
 
     override var event: any AppEvent { value }
+
+    override func lend(to handler: ErasedCallback) {
+        withUnsafePointer(to: value) { handler.function(UnsafeRawPointer($0)) }
+    }
+}
+
+extension ErasedCallback {
+    /// A callback of app-event boxes that lends each box's event to `handler`, an erased callback
+    /// of the event's type: the one shape of every app-bus subscription.
+    ///
+    /// The wrapper is not generic, and the event is read in place: a handler costs one indirect
+    /// call more than on a catalogue bus, and no copy of the event.
+    static func lending(_ handler: ErasedCallback) -> ErasedCallback {
+        .erasing { (box: AppEventBox) in box.lend(to: handler) }
+    }
 }

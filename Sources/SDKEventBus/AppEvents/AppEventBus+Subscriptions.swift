@@ -16,9 +16,7 @@ extension AppEventBus {
         to type: Event.Type,
         handler: @escaping @MainActor @Sendable (Event) -> Void
     ) -> EventListenerToken {
-        subscribe(type, lane: .mainActor) { _ in
-            .erasing(mainActor: { @MainActor (box: AppEventBox) in handler(box.typed(Event.self).value) })
-        }
+        subscribe(type, lane: .mainActor) { _ in .lending(.erasing(mainActor: handler)) }
     }
 
     /// Subscribes `handler` to events of `type` for as long as `owner` lives, on the main actor,
@@ -47,10 +45,12 @@ extension AppEventBus {
     ) -> EventListenerToken {
         let storage = self.storage
         return subscribe(type, lane: .mainActor, lifetime: SubscriptionLifetime(owner: owner)) { token in
-            .erasing(mainActor: { @MainActor [weak owner] (box: AppEventBox) in
-                guard let owner else { return storage.cancel(token) }
-                handler(owner, box.typed(Event.self).value)
-            })
+            .lending(
+                .erasing(mainActor: { @MainActor [weak owner] (event: Event) in
+                    guard let owner else { return storage.cancel(token) }
+                    handler(owner, event)
+                })
+            )
         }
     }
 
@@ -70,10 +70,12 @@ extension AppEventBus {
     ) -> EventListenerToken {
         let storage = self.storage
         return subscribe(type, lane: .mainActor) { token in
-            .erasing(mainActor: { @MainActor (box: AppEventBox) in
-                handler(box.typed(Event.self).value)
-                storage.cancel(token)
-            })
+            .lending(
+                .erasing(mainActor: { @MainActor (event: Event) in
+                    handler(event)
+                    storage.cancel(token)
+                })
+            )
         }
     }
 
@@ -93,9 +95,7 @@ extension AppEventBus {
         delivery: ImmediateDelivery,
         handler: @escaping @Sendable (Event) -> Void
     ) -> EventListenerToken {
-        subscribe(type, lane: .immediate) { _ in
-            .erasing { (box: AppEventBox) in handler(box.typed(Event.self).value) }
-        }
+        subscribe(type, lane: .immediate) { _ in .lending(.erasing(handler)) }
     }
 
     /// Subscribes `handler` to events of `type` for as long as `owner` lives, called on the
@@ -116,10 +116,12 @@ extension AppEventBus {
     ) -> EventListenerToken {
         let storage = self.storage
         return subscribe(type, lane: .immediate, lifetime: SubscriptionLifetime(owner: owner)) { token in
-            .erasing { [weak owner] (box: AppEventBox) in
-                guard let owner else { return storage.cancel(token) }
-                handler(owner, box.typed(Event.self).value)
-            }
+            .lending(
+                .erasing { [weak owner] (event: Event) in
+                    guard let owner else { return storage.cancel(token) }
+                    handler(owner, event)
+                }
+            )
         }
     }
 
@@ -138,10 +140,12 @@ extension AppEventBus {
     ) -> EventListenerToken {
         let storage = self.storage
         return subscribe(type, lane: .immediate) { token in
-            .erasing { (box: AppEventBox) in
-                handler(box.typed(Event.self).value)
-                storage.cancel(token)
-            }
+            .lending(
+                .erasing { (event: Event) in
+                    handler(event)
+                    storage.cancel(token)
+                }
+            )
         }
     }
 
@@ -163,7 +167,7 @@ extension AppEventBus {
         let call = nonisolatedCallback(handler)
         return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { _ in
             // Called only in a job of the lane's drain, which holds the actor.
-            .erasing { [unowned(unsafe) actor] (box: AppEventBox) in call(actor, box.typed(Event.self).value) }
+            .lending(.erasing { [unowned(unsafe) actor] (event: Event) in call(actor, event) })
         }
     }
 
@@ -184,10 +188,12 @@ extension AppEventBus {
         let storage = self.storage
         return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { token in
             // Called only in a job of the lane's drain, which holds the actor.
-            .erasing { [unowned(unsafe) actor] (box: AppEventBox) in
-                call(actor, box.typed(Event.self).value)
-                storage.cancel(token)
-            }
+            .lending(
+                .erasing { [unowned(unsafe) actor] (event: Event) in
+                    call(actor, event)
+                    storage.cancel(token)
+                }
+            )
         }
     }
 
