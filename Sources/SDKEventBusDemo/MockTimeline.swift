@@ -1,9 +1,10 @@
 import Foundation
 import SDKEventBus
 
-/// The whole lifecycle against the scriptable mock: start → a failed fetch, retried → ready →
-/// listeners → a refresh that changes the config → a refresh with the same config → a visitor's
-/// events → a malformed body, rejected → unsubscribe → shutdown.
+/// The whole lifecycle against the scriptable mock: start offline → a degraded `ready()` → the
+/// retry succeeds → listeners → a refresh that changes the config, with what changed → a refresh
+/// with the same config → a visitor's events → a malformed body, rejected → unsubscribe →
+/// shutdown.
 @MainActor
 func playMockTimeline() async throws {
     let timeline = Timeline()
@@ -18,22 +19,26 @@ func playMockTimeline() async throws {
         afterScript: .hang
     )
     timeline.log("sdk", "SDKClient created; it starts loading the configuration in the background")
-    let (sdk, emitter) = SDKClient.make(configuration: timeline.configuration(), fetchService: service)
+    // Degraded readiness: the app never hangs at launch offline; a later success fires as usual.
+    let (sdk, emitter) = SDKClient.make(
+        configuration: timeline.configuration(readinessPolicy: .degraded()),
+        fetchService: service
+    )
 
-    let app = Task { @MainActor in
-        timeline.log("app", "awaiting sdk.ready() …")
-        try await sdk.ready()
-        let config = sdk.config
-        timeline.log(
-            "app",
-            "ready() returned: \"\(config?.project.name ?? "?")\", \(config?.experiences.count ?? 0) experience(s)")
-    }
-    await timeline.follow(until: applied(.first))
-    try await app.value
+    timeline.log("app", "awaiting sdk.ready() … (readiness policy: degraded, no cache)")
+    let readiness = try await sdk.ready()
+    timeline.log("app", "ready() returned at once, \(readiness); the app starts with its defaults")
+    // After a degraded start the first configuration is an update: ready has been announced.
+    await timeline.follow(until: applied(.updated))
+    let config = sdk.config
+    timeline.log(
+        "app",
+        "the retry succeeded: \"\(config?.project.name ?? "?")\", \(config?.experiences.count ?? 0) experience(s)")
 
     let updates = sdk.on(.configUpdated) { payload in
         guard case .configUpdated(let update) = payload else { return }
         timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
+        if let changes = update.changes { timeline.log("app", "config.updated says what changed: \(changes)") }
     }
     let bucketing = sdk.bus.on(BucketingPayload.self) { bucketing in
         timeline.log("app", "bucketing: visitor \(bucketing.visitorId) → variation \(bucketing.variationId)")

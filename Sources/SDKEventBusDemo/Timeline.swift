@@ -20,11 +20,13 @@ final class Timeline: Sendable {
     func configuration<Config>(
         refresh: Duration? = .milliseconds(250),
         cache: (any ConfigCache<Config>)? = nil,
+        readinessPolicy: ReadinessPolicy = .cachedOrLive,
         describe: @escaping @Sendable (LifecycleDiagnostic) -> String = \.description
     ) -> LifecycleConfiguration<Config> {
         LifecycleConfiguration(
             refreshInterval: refresh,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(150), jitter: 0),
+            readinessPolicy: readinessPolicy,
             diagnostics: { [self] step in
                 log("sdk", describe(step))
                 sink.yield(step)

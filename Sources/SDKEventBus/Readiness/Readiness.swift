@@ -66,8 +66,11 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
 
     /// A line for logs.
     public var description: String {
-        var text = "ready from \(source)"
-        if let configAge { text += " (configuration \(configAge) old)" }
+        var text = "ready (\(source))"
+        if let configAge {
+            let seconds = Double(configAge.components.seconds) + Double(configAge.components.attoseconds) / 1e18
+            text += " (configuration \(String(format: "%.1f", seconds)) s old)"
+        }
         if let error { text += ": \(error)" }
         return text
     }
