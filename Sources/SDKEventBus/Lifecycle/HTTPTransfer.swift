@@ -41,13 +41,7 @@ enum HTTPTransfer {
                 }
                 guard outcome.start(continuation, task: task) else { return }
                 task.resume()
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout / .seconds(1)) {
-                    outcome.finish(
-                        with: .failure(
-                            ConfigFetchError(code: .transport, reason: "no complete response within \(timeout)")),
-                        stopping: true
-                    )
-                }
+                outcome.armDeadline(after: timeout)
             }
         } onCancel: {
             outcome.finish(with: .failure(CancellationError()), stopping: true)
@@ -63,6 +57,37 @@ enum HTTPTransfer {
         }
 
         private let state = LockedValue<State>(.idle)
+        /// The deadline's timer, cancelled when the call ends first so that it neither fires nor
+        /// keeps this object alive until the deadline.
+        private let deadline = LockedValue<DeadlineTimer?>(nil)
+
+        /// A dispatch timer, which is safe to cancel from any thread.
+        private final class DeadlineTimer: @unchecked Sendable {
+            // @unchecked: dispatch sources are thread-safe; the reference never changes.
+            let source: any DispatchSourceTimer
+            init(_ source: any DispatchSourceTimer) { self.source = source }
+        }
+
+        /// Ends the call with a transport error after `timeout`, unless it has ended by then.
+        func armDeadline(after timeout: Duration) {
+            // Under the state's lock, so that a call that has already ended arms nothing (a
+            // dispatch source must not be released suspended). The timer's handler takes the lock
+            // on another thread; `finish` never holds it while it takes `deadline`'s.
+            state.withLock { state in
+                if case .finished = state { return }
+                let timer = DispatchSource.makeTimerSource(queue: .global())
+                timer.schedule(deadline: .now() + timeout / .seconds(1))
+                timer.setEventHandler { [self] in
+                    finish(
+                        with: .failure(
+                            ConfigFetchError(code: .transport, reason: "no complete response within \(timeout)")),
+                        stopping: true
+                    )
+                }
+                deadline.withLock { $0 = DeadlineTimer(timer) }
+                timer.resume()
+            }
+        }
 
         /// Records the continuation; returns `false` (having resumed it) if the call already ended.
         func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask)
@@ -98,6 +123,10 @@ enum HTTPTransfer {
                 }
             }
             guard let (continuation, task) = running else { return }
+            deadline.withLock { timer in
+                timer?.source.cancel()
+                timer = nil
+            }
             continuation.resume(with: result)
             #if !canImport(FoundationNetworking)
                 // Not from the caller's thread: that may be a cancellation handler, which runs
