@@ -29,6 +29,11 @@ IMMEDIATE = "immediate"
 HOP = "one main-actor hop (async floor)"
 LATENCY_PEERS = PEERS + [HOP]
 ACTOR_REFERENCE = "Task per callback on the actor"
+# The app bus (issue #15) beside the app-level buses it replaces.
+APP_IMMEDIATE = "app bus, immediate"
+APP_LOCKED = "app: lock + snapshot by type, inline"
+APP_MAIN = "app bus, main actor"
+APP_TASKS = "app: lock + Task per callback"
 LISTENER_COUNTS = [1, 10, 100, 1000]
 FIRES_PER_ROUND = 100  # must match firesPerRound in the benchmarks
 PAIRS_PER_ROUND = 100  # must match pairsPerRound in the benchmarks
@@ -229,6 +234,20 @@ def series_targets(results):
          for count in (1, 10, 100)],
         lambda value: value <= 1.3,
     ))
+    rows.append(series_row(
+        "app bus, immediate, sustained: ≤ 1.3× lock + snapshot by type, inline",
+        [(count, ratio(per_fire(results, "sustained", count, APP_IMMEDIATE), per_fire(results, "sustained", count, APP_LOCKED)))
+         for count in (1, 10, 100)],
+        lambda value: value <= 1.3,
+    ))
+    app_main = per_fire(results, "sustained", 100, APP_MAIN)
+    app_tasks = per_fire(results, "sustained", 100, APP_TASKS)
+    if app_main and app_tasks:
+        rows.append(
+            f"| app bus, main actor, 100 listeners: ≥ 20× a Task per callback | "
+            f"{app_tasks / app_main:.0f}× ({fmt_time(app_main)} vs {fmt_time(app_tasks)} per fire) | "
+            f"{verdict(app_tasks / app_main >= 20)} |"
+        )
     ours = per_fire(results, "actor, sustained", ACTOR_LISTENERS, OURS)
     reference = per_fire(results, "actor, sustained", ACTOR_LISTENERS, ACTOR_REFERENCE)
     if ours and reference:
@@ -357,6 +376,10 @@ def main():
         "### Immediate delivery (median per fire)\n\n"
         + pair_table(results, IMMEDIATE, LOCKED, "immediate", "lock + snapshot", LISTENER_COUNTS),
         f"### Delivery to an actor ({ACTOR_LISTENERS} listeners, median per fire)\n\n" + actor_table(results),
+        "### The app bus beside the buses apps write (median per fire)\n\n"
+        + pair_table(results, APP_IMMEDIATE, APP_LOCKED, "app bus, immediate", "lock + snapshot by type", LISTENER_COUNTS)
+        + "\n\n"
+        + pair_table(results, APP_MAIN, APP_TASKS, "app bus, main actor", "lock + Task per callback", LISTENER_COUNTS),
         "### One fire to `once` listeners (median)\n\n" + once_table(results),
         "### Other scenarios (median)\n\n" + other_table(results),
         "![Sustained delivery per fire, by design and listener count](performance-chart.svg)",
