@@ -21,6 +21,7 @@ CATALOG = ROOT / "Sources" / "SDKEventBus" / "SDKEventBus.docc"
 GUIDES = [
     "GettingStarted",
     "EmbeddingInYourSDK",
+    "DefiningYourCatalogue",
     "BuiltInCatalogue",
     "DeliveryGuarantees",
     "ReadinessAndLifecycle",
