@@ -23,6 +23,7 @@ GUIDES = [
     "EmbeddingInYourSDK",
     "DefiningYourCatalogue",
     "BuiltInCatalogue",
+    "DeliveryContexts",
     "DeliveryGuarantees",
     "ReadinessAndLifecycle",
     "Subscriptions",
