@@ -25,10 +25,10 @@ GUIDES = [
     "BuiltInCatalogue",
     "DeliveryContexts",
     "DeliveryGuarantees",
-    "ReadinessAndLifecycle",
     "Subscriptions",
-    "TestingWithTheMock",
+    "ReadinessAndLifecycle",
     "OnlineOfflineAndCache",
+    "TestingCodeThatUsesSDKEventBus",
 ]
 # Public types and typealiases: the code spans that become symbol links. Only those declared at the
 # top level of a file count (a nested `Code` or `Config` is no top-level symbol).
