@@ -21,24 +21,37 @@ CATALOG = ROOT / "Sources" / "SDKEventBus" / "SDKEventBus.docc"
 GUIDES = [
     "GettingStarted",
     "EmbeddingInYourSDK",
-    "EventCatalogue",
+    "DefiningYourCatalogue",
+    "BuiltInCatalogue",
+    "DeliveryContexts",
     "DeliveryGuarantees",
-    "ReadinessAndLifecycle",
     "Subscriptions",
-    "TestingWithTheMock",
+    "ReadinessAndLifecycle",
     "OnlineOfflineAndCache",
+    "TestingCodeThatUsesSDKEventBus",
 ]
-# Public top-level types: the code spans that become symbol links.
-TYPES_PATTERN = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*public\s+(?:final\s+)?(?:actor|struct|enum|class|protocol)\s+(\w+)", re.M)
+# Public types and typealiases: the code spans that become symbol links. Only those declared at the
+# top level of a file count (a nested `Code` or `Config` is no top-level symbol).
+TYPES_PATTERN = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*public\s+(?:final\s+|indirect\s+)?(?:actor|struct|enum|class|protocol|typealias)\s+(\w+)"
+)
+STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
 LINK = re.compile(r"\[([^\]]+)\]\(([A-Za-z]+)\.md\)")
 CODE_SPAN = re.compile(r"(?<!`)`([A-Za-z]+)`(?!`)")
 NOTICE = "<!-- Generated from Docs/{name}.md by Scripts/sync-docc.py: edit that file, then run the script. -->"
 
 
 def public_types():
+    """The public types and typealiases declared outside any type or extension."""
     names = set()
     for source in (ROOT / "Sources" / "SDKEventBus").rglob("*.swift"):
-        names.update(TYPES_PATTERN.findall(source.read_text(encoding="utf-8")))
+        depth = 0
+        for line in source.read_text(encoding="utf-8").splitlines():
+            code = STRING_LITERAL.sub('""', line.split("//", 1)[0])
+            match = TYPES_PATTERN.match(code)
+            if match and depth == 0:
+                names.add(match.group(1))
+            depth += code.count("{") - code.count("}")
     return names
 
 

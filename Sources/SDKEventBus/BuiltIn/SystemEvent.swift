@@ -27,7 +27,7 @@
 /// ```
 @frozen
 public enum SystemEvent: String, CaseIterable, Sendable, Codable {
-    /// The SDK has its first configuration; ``SDKClient/ready()`` returns from now on.
+    /// The SDK has its first configuration; ``CatalogueClient/ready()`` returns from now on.
     case ready = "ready"
     /// A later configuration differs from the previous one.
     case configUpdated = "config.updated"

@@ -232,7 +232,8 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
 ///
 /// Immediate callbacks of one bus run one at a time, in fire order: a fire made while another
 /// thread is delivering on the immediate lane is delivered by that thread next, and its own `fire`
-/// returns at once. A fire made inside an immediate callback is delivered right after that callback
+/// returns at once. A fire made inside an immediate callback is delivered by the same thread once
+/// the fire being delivered has reached all its immediate listeners, before the outer `fire`
 /// returns. Keep immediate callbacks short, and never block in them on work that fires on the same
 /// bus.
 public struct ImmediateDelivery: Sendable, Hashable {

@@ -222,7 +222,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
 
     // MARK: Subscriptions
 
-    /// Subscribes `callback` to `event` on the main actor; see ``CatalogueBus/on(_:replayLatest:callback:)``.
+    /// Subscribes `callback` to `event` on the main actor; see
+    /// ``CatalogueBus/on(_:replayLatest:callback:)-(Catalogue,_,_)``.
     ///
     /// - Parameters:
     ///   - event: The event to listen to.

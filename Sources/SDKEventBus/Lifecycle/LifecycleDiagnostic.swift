@@ -13,7 +13,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A fetch failed (a ``ConfigDecodingError`` for a malformed body); the last good configuration
     /// stays in place and the next fetch is in `retryIn`.
     case fetchFailed(any Error, attempt: Int, retryIn: Duration)
-    /// ``SDKConfiguration/initialConfig`` was applied.
+    /// ``LifecycleConfiguration/initialConfig`` was applied.
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
     case cacheLoaded(ConfigChange)

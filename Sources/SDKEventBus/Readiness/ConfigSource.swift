@@ -4,7 +4,7 @@ public enum ConfigSource: Sendable, Hashable, CustomStringConvertible {
     case network
     /// Read from the ``ConfigCache`` at start.
     case cache
-    /// Given by the SDK author in ``SDKConfiguration/initialConfig``.
+    /// Given by the SDK author in ``LifecycleConfiguration/initialConfig``.
     case injected
 
     /// The source's name, for logs.

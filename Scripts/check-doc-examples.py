@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Compiles the Swift examples of README.md, Docs/*.md and the DocC landing page.
+
+Usage: Scripts/check-doc-examples.py [--scratch-path PATH] [DOCUMENT ...]
+
+Each document becomes a test target of a generated package that depends on this one, so its
+examples compile against the public API only, as an SDK's or an app's code would, with `Testing`,
+`XCTest` and `SDKEventBusTesting` at hand. A document is read top to bottom:
+
+- declarations at the start of a line (types, extensions, functions, imports) go to the target's
+  top level, in order, with their imports hoisted (`public import` wins over `import`);
+- everything else runs in one `@MainActor` async throwing function, each block in a scope nested in
+  the previous block's, so a block sees the names earlier blocks declared and may shadow them.
+
+Names an example uses but does not declare come from Scripts/doc-examples/Prelude.swift, and from
+Scripts/doc-examples/<Document>.swift when it exists. A block preceded by an HTML comment starting
+with `<!-- example: not compiled` is skipped (a manifest fragment, UIKit or SwiftUI code). Compiler
+errors point at the Markdown file and line. The generated package and its build live under
+.build-docs/ unless --scratch-path says otherwise.
+"""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STUBS = ROOT / "Scripts" / "doc-examples"
+DEFAULT_DOCUMENTS = (
+    [ROOT / "README.md"]
+    + sorted((ROOT / "Docs").glob("*.md"))
+    + [ROOT / "Sources" / "SDKEventBus" / "SDKEventBus.docc" / "SDKEventBus.md"]
+)
+SKIP_MARKER = "<!-- example: not compiled"
+IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
+DECLARATION = re.compile(
+    r"^(?:@[\w.]+(?:\([^)]*\))?\s*)*"
+    r"(?:(?:public|private|fileprivate|internal|package|final|nonisolated|open|indirect)\s+)*"
+    r"(?:extension|struct|enum|class|actor|protocol|typealias|func)\b"
+)
+ATTRIBUTE_ONLY = re.compile(r"^@[\w.]+(?:\([^)]*\))?\s*$")
+LITERALS = re.compile(r'#"(?:[^"]|"(?!#))*"#|"(?:[^"\\]|\\.)*"')
+DEFAULT_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusTesting", "Testing", "XCTest"]
+
+
+class Block:
+    def __init__(self, document, first_line, lines):
+        self.document = document
+        self.first_line = first_line  # 1-based line of the block's first code line
+        self.lines = lines
+
+
+def blocks_of(document):
+    """The compiled Swift blocks of a document."""
+    lines = document.read_text(encoding="utf-8").splitlines()
+    blocks, index = [], 0
+    while index < len(lines):
+        if lines[index].strip() == "```swift":
+            previous = next((line for line in reversed(lines[:index]) if line.strip()), "")
+            start = index + 1
+            end = start
+            while end < len(lines) and lines[end].strip() != "```":
+                end += 1
+            if not previous.strip().startswith(SKIP_MARKER):
+                blocks.append(Block(document, start + 1, lines[start:end]))
+            index = end + 1
+        else:
+            index += 1
+    return blocks
+
+
+def brace_delta(line):
+    code = LITERALS.sub('""', line).split("//", 1)[0]
+    return code.count("{") - code.count("}")
+
+
+def split(block):
+    """Splits a block into imports, declaration chunks and statement chunks, each chunk a list of
+    (line number, text)."""
+    imports, declarations, statements = [], [], []
+    pending_comments = []
+    index = 0
+    lines = block.lines
+    while index < len(lines):
+        number, line = block.first_line + index, lines[index]
+        match = IMPORT.match(line.strip())
+        if match and not line.startswith((" ", "\t")):
+            imports.append((match.group(1) or "", match.group(2)))
+            index += 1
+            continue
+        if line.startswith("//"):
+            # A comment at the start of a line belongs to what follows it.
+            pending_comments.append((number, line))
+            index += 1
+            continue
+        is_declaration = not line.startswith((" ", "\t")) and (
+            DECLARATION.match(line) or ATTRIBUTE_ONLY.match(line)
+        )
+        chunk = pending_comments + [(number, line)]
+        pending_comments = []
+        depth = brace_delta(line)
+        index += 1
+        # An attribute on a line of its own belongs to the declaration below it.
+        while is_declaration and ATTRIBUTE_ONLY.match(chunk[-1][1]) and index < len(lines):
+            chunk.append((block.first_line + index, lines[index]))
+            depth += brace_delta(lines[index])
+            index += 1
+        # Continue while braces or brackets are open, or the next line is indented (a continuation).
+        while index < len(lines) and (
+            depth > 0 or (lines[index].startswith((" ", "\t", ")", "]", "}", ".")) and lines[index].strip())
+        ):
+            chunk.append((block.first_line + index, lines[index]))
+            depth += brace_delta(lines[index])
+            index += 1
+        if any(text.strip() for _, text in chunk):
+            (declarations if is_declaration else statements).append(chunk)
+    statements.extend([comment] for comment in pending_comments)
+    return imports, declarations, statements
+
+
+def located(document, chunk):
+    """The chunk's lines, preceded by a directive that reports errors at their Markdown line."""
+    relative = document.relative_to(ROOT) if document.is_relative_to(ROOT) else document
+    out, expected = [], None
+    for number, text in chunk:
+        if number != expected:
+            out.append(f'#sourceLocation(file: "{relative}", line: {number})')
+        out.append(text.replace("…", "/* … */"))
+        expected = number + 1
+    out.append("#sourceLocation()")
+    return out
+
+
+def target_name(document):
+    stem = "Landing" if document.name == "SDKEventBus.md" else document.stem
+    return "DocExamples" + re.sub(r"\W", "", stem)
+
+
+def generate(documents, package):
+    if package.exists():
+        for target in (package / "Tests").glob("*"):
+            shutil.rmtree(target)
+    (package / "Tests").mkdir(parents=True, exist_ok=True)
+    targets, count = [], 0
+    for document in documents:
+        blocks = blocks_of(document)
+        if not blocks:
+            continue
+        name = target_name(document)
+        directory = package / "Tests" / name
+        directory.mkdir()
+        imports, declarations, statements = {}, [], []
+        for block in blocks:
+            block_imports, block_declarations, block_statements = split(block)
+            for access, module in block_imports:
+                if access == "public" or module not in imports:
+                    imports[module] = access
+            declarations += block_declarations
+            statements.append(block_statements)
+            count += 1
+        header = [f"{imports.get(module, '')} import {module}".strip() for module in DEFAULT_IMPORTS]
+        header += [f"{access} import {module}".strip() for module, access in imports.items() if module not in DEFAULT_IMPORTS]
+        body = list(header) + [""]
+        for chunk in declarations:
+            body += located(document, chunk) + [""]
+        (directory / "Declarations.swift").write_text("\n".join(body) + "\n", encoding="utf-8")
+
+        plain = [f"import {module}" for module in DEFAULT_IMPORTS + [m for m in imports if m not in DEFAULT_IMPORTS]]
+        body = plain + ["", "@MainActor func examples() async throws {"]
+        depth = 0
+        for block_statements in statements:
+            body.append("    " * (depth + 1) + "do {")
+            depth += 1
+            for chunk in block_statements:
+                body += located(document, chunk)
+        body += ["}" * depth, "}"]
+        (directory / "Examples.swift").write_text("\n".join(body) + "\n", encoding="utf-8")
+
+        for stub in [STUBS / "Prelude.swift", STUBS / f"{document.stem}.swift"]:
+            if stub.exists():
+                shutil.copy(stub, directory / f"Stub{stub.stem}.swift")
+        targets.append(name)
+
+    dependency = ROOT.name
+    manifest = [
+        "// swift-tools-version: 6.0",
+        "// Generated by Scripts/check-doc-examples.py: the examples of the documentation, compiled.",
+        "import PackageDescription",
+        "",
+        "let settings: [SwiftSetting] = [",
+        '    .enableUpcomingFeature("InternalImportsByDefault"),',
+        '    .enableUpcomingFeature("ExistentialAny"),',
+        "]",
+        "let package = Package(",
+        '    name: "DocExamples",',
+        "    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],",
+        f'    dependencies: [.package(path: "{ROOT}")],',
+        "    targets: [",
+    ]
+    for name in targets:
+        manifest.append(
+            f'        .testTarget(name: "{name}", dependencies: ['
+            f'.product(name: "SDKEventBus", package: "{dependency}"), '
+            f'.product(name: "SDKEventBusTesting", package: "{dependency}")], swiftSettings: settings),'
+        )
+    manifest += ["    ],", "    swiftLanguageModes: [.v6]", ")"]
+    (package / "Package.swift").write_text("\n".join(manifest) + "\n", encoding="utf-8")
+    return targets, count
+
+
+def main():
+    arguments = sys.argv[1:]
+    scratch = ROOT / ".build-docs"
+    if "--scratch-path" in arguments:
+        position = arguments.index("--scratch-path")
+        scratch = Path(arguments[position + 1]).resolve()
+        del arguments[position : position + 2]
+    documents = [Path(argument).resolve() for argument in arguments] or DEFAULT_DOCUMENTS
+    package = scratch / "doc-examples-package"
+    targets, count = generate(documents, package)
+    build = subprocess.run(
+        ["swift", "build", "--build-tests", "--package-path", str(package), "--scratch-path", str(scratch / "doc-examples")],
+        capture_output=True,
+        text=True,
+    )
+    output = build.stdout + build.stderr
+    errors = list(dict.fromkeys(line for line in output.splitlines() if ": error:" in line))
+    if build.returncode != 0:
+        print("\n".join(errors) if errors else output)
+        sys.exit(f"the documentation's examples do not compile (generated package: {package})")
+    # Unused names are expected in examples; any other warning is worth a look.
+    warnings = [
+        line
+        for line in dict.fromkeys(output.splitlines())
+        if ": warning:" in line and ".md:" in line and not re.search(r"never (used|mutated)|unused", line)
+    ]
+    if warnings:
+        print("\n".join(warnings))
+    print(f"{count} examples in {len(targets)} documents compile")
+
+
+if __name__ == "__main__":
+    main()
