@@ -26,6 +26,7 @@ GUIDES = [
     "DeliveryContexts",
     "DeliveryGuarantees",
     "Subscriptions",
+    "AppEvents",
     "ReadinessAndLifecycle",
     "OnlineOfflineAndCache",
     "TestingCodeThatUsesSDKEventBus",

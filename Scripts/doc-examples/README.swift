@@ -6,3 +6,10 @@ actor FlagCache {
 }
 
 let flagCache = FlagCache()
+
+/// The app's profile screen model.
+@MainActor final class ProfileModel: Sendable {
+    func reload(for userID: String) {}
+}
+
+@MainActor let profile = ProfileModel()
