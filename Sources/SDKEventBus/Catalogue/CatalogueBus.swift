@@ -56,7 +56,7 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
         diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil
     ) -> (bus: CatalogueBus, emitter: CatalogueEmitter<Catalogue>) {
         let bus = CatalogueBus(diagnostics: diagnostics)
-        return (bus, CatalogueEmitter(storage: bus.storage, index: bus.index))
+        return (bus, CatalogueEmitter(storage: bus.storage, index: bus.index, bus: bus))
     }
 
     /// Subscribes `callback` to `event`, on the main actor.
@@ -175,6 +175,8 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
 public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     let storage: BusStorage
     let index: CatalogueIndex<Catalogue>
+    /// The bus this emitter fires on: the one to hand app code.
+    public let bus: CatalogueBus<Catalogue>
 
     /// Fires `payload` to every listener of its event that is subscribed now.
     ///

@@ -74,30 +74,28 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     /// Creates a client on a bus the SDK made, and starts loading its configuration.
     ///
     /// For an SDK that needs its emitter before the client exists, for example to fire its own
-    /// error event from the lifecycle's diagnostics:
+    /// error event from the lifecycle's diagnostics. The client announces on the emitter's bus, so
+    /// a client can never be given a bus and the emitter of another:
     ///
     /// ```swift
-    /// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+    /// let (_, emitter) = CatalogueBus<FlagEvent>.makeBus()
     /// var settings = LifecycleConfiguration<FlagSet>()
     /// settings.diagnostics = { step in
     ///     if let error = step.failure { emitter.fire(.error(FlagErrorPayload(message: "\(error)"))) }
     /// }
-    /// let client = CatalogueClient(bus: bus, emitter: emitter, configuration: settings, fetchService: service)
+    /// let client = CatalogueClient(emitter: emitter, configuration: settings, fetchService: service)
     /// ```
     ///
     /// - Parameters:
-    ///   - bus: The bus the client announces on and app code subscribes to.
-    ///   - emitter: That bus's emitter: proof that the caller made the bus.
+    ///   - emitter: The emitter of the bus the client announces on and app code subscribes to.
     ///   - configuration: How to load, refresh and become ready.
     ///   - fetchService: Where the configuration comes from.
     public convenience init(
-        bus: CatalogueBus<Catalogue>,
         emitter: CatalogueEmitter<Catalogue>,
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
         fetchService: some ConfigFetchService<Config>
     ) {
-        precondition(emitter.storage === bus.storage, "the emitter must be the one makeBus returned with the bus")
-        self.init(configuration: configuration, fetchService: fetchService, bus: bus, emitter: emitter)
+        self.init(configuration: configuration, fetchService: fetchService, bus: emitter.bus, emitter: emitter)
     }
 
     private init(

@@ -42,7 +42,7 @@ struct LifecycleRig {
             cache: cache,
             initialConfig: initialConfig
         )
-        return (SDKClient(bus: bus, emitter: emitter, configuration: settings, fetchService: service), events)
+        return (SDKClient(emitter: emitter, configuration: settings, fetchService: service), events)
     }
 }
 

@@ -1,0 +1,24 @@
+import SDKEventBus
+import Testing
+
+/// How an SDK builds a client around a bus it made first.
+@Suite struct ClientConstructionTests {
+    @MainActor
+    @Test func clientMadeFromAnEmitterAnnouncesOnThatEmittersBus() async throws {
+        let (bus, emitter) = EventBus.makeBus()
+        #expect(emitter.bus === bus)
+        let service = MockConfigFetchService([
+            .config(ProjectConfig(accountId: "1", project: .init(id: "2", name: "P")))
+        ])
+        let sdk = SDKClient(emitter: emitter, fetchService: service)
+        #expect(sdk.bus === bus)
+
+        let readies = Counter()
+        let token = bus.on(.ready) { _ in readies.increment() }
+        try await sdk.ready()
+        await bus.flush()
+        #expect(readies.count == 1, "the client's ready reached the bus the SDK made")
+        await bus.off(token)
+        await sdk.shutdown()
+    }
+}
