@@ -166,9 +166,9 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             }
             switch result {
             case .success(let config):
-                let change = await store.setConfig(config, from: .network)
+                let change = await store.setConfig(config, from: .live)
                 status.fetchSucceeded()
-                status.applied(change, from: .network)
+                status.applied(change, from: .live)
                 if change != .ignored, config != cached {
                     cached = save(config) ? config : cached
                 }
@@ -309,8 +309,8 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private func applyStartingConfigs() async -> Config? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
         if usesStored, let initial = configuration.initialConfig {
-            let change = await store.setConfig(initial, from: .injected)
-            status.applied(change, from: .injected)
+            let change = await store.setConfig(initial, from: .initial)
+            status.applied(change, from: .initial)
             report(.initialConfigApplied(change))
         }
         guard let cache = configuration.cache else { return nil }

@@ -96,13 +96,13 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///     configuration means now.
     /// - Returns: What the store did with it.
     @discardableResult
-    public func setConfig(_ newConfig: Config, from source: ConfigSource = .network, fetchedAt: Date? = nil)
+    public func setConfig(_ newConfig: Config, from source: ConfigSource = .live, fetchedAt: Date? = nil)
         -> ConfigChange
     {
         guard !gate.isShutDown else { return .ignored }
         if gate.isWaiting {
             let now = Date()
-            let date = fetchedAt ?? (source == .network ? now : nil)
+            let date = fetchedAt ?? (source == .live ? now : nil)
             let readiness = Readiness(
                 source: Readiness.Source(source),
                 configAge: date.map { .seconds(max(0, now.timeIntervalSince($0))) },

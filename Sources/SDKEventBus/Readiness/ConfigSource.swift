@@ -1,18 +1,28 @@
 /// Where the configuration in effect came from.
 public enum ConfigSource: Sendable, Hashable, CustomStringConvertible {
-    /// Fetched by the client's ``ConfigFetchService``.
-    case network
+    /// Fetched by the client's ``ConfigFetchService``: ``Readiness/Source/live`` when it
+    /// made the SDK ready.
+    case live
     /// Read from the ``ConfigCache`` at start.
     case cache
-    /// Given by the SDK author in ``LifecycleConfiguration/initialConfig``.
-    case injected
+    /// Given by the SDK author in ``LifecycleConfiguration/initialConfig``:
+    /// ``Readiness/Source/initial`` when it made the SDK ready.
+    case initial
+
+    /// Fetched by the client's fetch service.
+    @available(*, deprecated, renamed: "live")
+    public static var network: ConfigSource { .live }
+
+    /// Given by the SDK author.
+    @available(*, deprecated, renamed: "initial")
+    public static var injected: ConfigSource { .initial }
 
     /// The source's name, for logs.
     public var description: String {
         switch self {
-        case .network: "network"
+        case .live: "live"
         case .cache: "cache"
-        case .injected: "injected"
+        case .initial: "initial"
         }
     }
 }

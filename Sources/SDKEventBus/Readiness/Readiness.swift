@@ -80,9 +80,9 @@ extension Readiness.Source {
     /// The readiness source of a configuration from `source`.
     init(_ source: ConfigSource) {
         switch source {
-        case .network: self = .live
+        case .live: self = .live
         case .cache: self = .cache
-        case .injected: self = .initial
+        case .initial: self = .initial
         }
     }
 }

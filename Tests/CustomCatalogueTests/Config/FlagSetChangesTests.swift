@@ -34,7 +34,7 @@ import Testing
         v2.evaluators?["unused"] = .object(["var": .string("country")])
         #expect(v2 != v1)
         #expect(v2.changedKeys(since: v1) == [])
-        #expect(FlagEvent.configUpdatedPayload(ConfigUpdate(previous: v1, current: v2, source: .network)) == nil)
+        #expect(FlagEvent.configUpdatedPayload(ConfigUpdate(previous: v1, current: v2, source: .live)) == nil)
     }
 
     @Test func firstSetAfterADegradedStartNamesEveryFlag() {
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func catalogueAnnouncesTheChangedKeysAndReadiness() {
-        let update = ConfigUpdate(previous: v1, current: FlagFixtures.secondVersion, source: .network)
+        let update = ConfigUpdate(previous: v1, current: FlagFixtures.secondVersion, source: .live)
         #expect(
             FlagEvent.configUpdatedPayload(update) == .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])))
         let readiness = Readiness(source: .initial)

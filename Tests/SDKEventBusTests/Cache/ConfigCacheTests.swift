@@ -115,7 +115,7 @@ struct TemporaryDirectory {
             harness.recorder.payloads.last
                 == .configUpdated(ConfigUpdatedPayload(snapshot: b, changes: .init(from: a, to: b)))
         )
-        #expect(client.status.source == .network)
+        #expect(client.status.source == .live)
         #expect(try cache.load() == b, "the new configuration is kept for the next start")
         await client.shutdown()
     }
@@ -143,7 +143,7 @@ struct TemporaryDirectory {
         let client = await makeClient([.config(a)], cache: cache)
         try await client.ready()
         await harness.diagnostics.wait { $0.appliedChange == .first }
-        #expect(client.status.source == .network)
+        #expect(client.status.source == .live)
         #expect(try cache.load() == a)
         await client.shutdown()
     }
@@ -151,11 +151,11 @@ struct TemporaryDirectory {
     @Test func injectedConfigMakesTheClientReadyAtOnceAndTheNetworkTakesOver() async throws {
         let client = await makeClient([.delayed(.seconds(5), .config(b))], initialConfig: a)
         try await client.ready()
-        #expect(client.status.source == .injected)
+        #expect(client.status.source == .initial)
         #expect(client.config == a)
         harness.clock.advance(by: .seconds(5))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
-        #expect(client.status.source == .network)
+        #expect(client.status.source == .live)
         await client.shutdown()
     }
 
@@ -175,7 +175,7 @@ struct TemporaryDirectory {
         #expect(recovered.consecutiveFailures == 0)
         #expect(recovered.lastFetchError == nil)
         #expect(recovered.lastSuccessfulFetch != nil && recovered.lastUpdated != nil)
-        #expect(recovered.source == .network)
+        #expect(recovered.source == .live)
         await client.shutdown()
         #expect(client.status.isShutDown && !client.status.isReady)
     }

@@ -32,7 +32,7 @@
             await MainActor.run {}  // the update that notified has now been applied
             #expect(model.isReady)
             #expect(model.readiness?.source == .live)
-            #expect(model.source == .network)
+            #expect(model.source == .live)
             #expect(model.lastUpdated != nil)
             await client.shutdown()
         }
