@@ -34,6 +34,21 @@ import Testing
         await client.shutdown()
     }
 
+    @Test func zeroRefreshIntervalIsRaisedToTheOneSecondFloorInsteadOfSpinning() async throws {
+        var settings = SDKConfiguration(refreshInterval: .zero)
+        #expect(settings.refreshInterval == LifecycleConfiguration<ProjectConfig>.minimumRefreshInterval)
+        settings.refreshInterval = .milliseconds(1)
+        #expect(settings.refreshInterval == .seconds(1), "the setter keeps the floor too")
+
+        let (client, service, _) = await makeClient([.config(a), .config(a), .config(a)], refreshInterval: .zero)
+        harness.clock.advance(by: .seconds(1))
+        try await client.ready()
+        for _ in 0..<2 { #expect(await harness.clock.advanceToNextDeadline() == .seconds(1)) }
+        await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
+        #expect(service.fetchCount == 3, "one fetch per second, not a hot loop")
+        await client.shutdown()
+    }
+
     @Test func failedFetchesAreRetriedWithBackoffWithoutFailingWaiters() async throws {
         let failure = MockConfigFetchService.SimulatedError("connection reset")
         let (client, service, _) = await makeClient([
