@@ -43,6 +43,15 @@ public final class AppEventBus: Sendable {
         storage = BusStorage(layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics)
     }
 
+    /// Ends every subscription when the bus is released.
+    ///
+    /// No one can publish on it any more, and subscriptions whose handlers refer back to the bus (one-
+    /// shot, owner-bound) would otherwise keep it alive. Streams finish; deliveries not yet made are
+    /// dropped (await ``flush()`` first to have them made).
+    deinit {
+        storage.shutDown()
+    }
+
     /// The event index of the all-events feed.
     static let allEventsFeed = 0
 
@@ -52,8 +61,9 @@ public final class AppEventBus: Sendable {
     ///
     /// Synchronous and callable from any context, and it never waits for handlers: main-actor and
     /// actor handlers run later, in publish order; immediate handlers run on this thread before it
-    /// returns. Publishes from one thread keep their order; publishes from different threads are
-    /// ordered by when they reach the bus.
+    /// returns, unless another thread is delivering on the bus's immediate lane at that moment, which
+    /// then runs them next (see ``ImmediateDelivery``). Publishes from one thread keep their order;
+    /// publishes from different threads are ordered by when they reach the bus.
     ///
     /// - Parameters:
     ///   - event: The event.

@@ -31,12 +31,23 @@ public final class EventChannel<Value: Sendable>: Sendable {
         storage = BusStorage(layout: .of(Value.self), replayRules: [.none], diagnostics: diagnostics)
     }
 
+    /// Ends every subscription when the channel is released.
+    ///
+    /// No one can fire it any more, and subscriptions whose handlers refer back to it (owner-bound)
+    /// would otherwise keep it alive. Streams finish; deliveries not yet made are dropped (await
+    /// ``flush()`` first).
+    deinit {
+        storage.shutDown()
+    }
+
     // MARK: Firing
 
     /// Delivers `value` to every subscriber subscribed now, without waiting for any handler.
     ///
     /// Synchronous and callable from any context: main-actor and actor handlers run later, in fire
-    /// order; immediate handlers run on this thread before it returns.
+    /// order; immediate handlers run on this thread before it returns, unless another thread is
+    /// delivering on the channel's immediate lane at that moment, which then runs them next (see
+    /// ``ImmediateDelivery``).
     ///
     /// - Parameter value: The value.
     public func fire(with value: Value) {

@@ -40,6 +40,14 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
         )
     }
 
+    /// Ends every subscription when the bus and its emitter are gone (the emitter holds its bus).
+    ///
+    /// No one can fire any more, and subscriptions whose callbacks refer back to the bus (one-shot,
+    /// owner-bound) would otherwise keep it alive. Sequences finish.
+    deinit {
+        storage.shutDown()
+    }
+
     /// Creates a bus and the capability to fire on it.
     ///
     /// Keep the emitter inside the SDK and give app code the bus: only the holder of the emitter can

@@ -84,7 +84,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         var work = AfterUnlock()
         let (token, inline) = state.withLock { state -> (EventListenerToken, InlineDelivery?) in
             if lifetime?.ownerID != nil { state.end(state.registry.sweepDeadOwnersIfDue(), into: &work) }
-            let lane = state.lane(for: selector)
+            let lane = state.lane(for: selector, into: &work)
             let (token, bucket) = state.registry.subscribe(
                 event: event,
                 lane: lane,
@@ -333,6 +333,12 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                     scheduleMainDrain()
                 } else if let actor = state.withLock({ $0.lanes[lane].actor }) {
                     scheduleDrain(lane: lane, on: actor)
+                } else {
+                    // Unreachable while this job holds its actor; kept so a lane never stays
+                    // marked as draining with no drain scheduled.
+                    var work = AfterUnlock()
+                    state.withLock { $0.abandon(lane: lane, into: &work) }
+                    work.run(diagnostics: diagnostics, storage: self)
                 }
                 return
             }
@@ -427,13 +433,19 @@ extension BusStorage.State {
     }
 
     /// The lane for `selector`, created for an actor on its first subscription.
-    mutating func lane(for selector: LaneSelector) -> Int {
+    mutating func lane(for selector: LaneSelector, into work: inout AfterUnlock) -> Int {
         switch selector {
         case .mainActor: return BusStorage.mainLane
         case .immediate: return BusStorage.immediateLane
         case .actor(let actor):
             let id = ObjectIdentifier(actor)
-            if let lane = actorLanes[id], lanes[lane].actor != nil { return lane }
+            if let lane = actorLanes[id] {
+                if lanes[lane].actor != nil { return lane }
+                // The lane of an actor that is gone, whose address a new actor now has: end what
+                // is left of it before anything can reach the new actor through it.
+                if !lanes[lane].isPassActive { abandon(lane: lane, into: &work) }
+                if actorLanes[id] == lane { actorLanes[id] = nil }
+            }
             let name = "actor \(type(of: actor))"
             let lane: Int
             if let vacant = vacantLanes.popLast() {
@@ -444,6 +456,7 @@ extension BusStorage.State {
                 lane = lanes.count
                 lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
             }
+            lanes[lane].actorID = id
             actorLanes[id] = lane
             return lane
         }
@@ -512,12 +525,7 @@ extension BusStorage.State {
             if let actor = lanes[lane].actor {
                 work.actorDrains.append((lane, actor))
             } else {
-                // The actor is gone: so are its subscriptions.
-                lanes[lane].isDraining = false
-                end(registry.endAll(inLane: lane), into: &work)
-                let (dropped, flushed) = lanes[lane].dropPending()
-                work.dropped.append(dropped)
-                if !flushed.isEmpty { work.continuations += flushed }
+                abandon(lane: lane, into: &work)
             }
         }
         return nil
@@ -617,12 +625,25 @@ extension BusStorage.State {
         lanes[lane].cursor.clearRequests()
     }
 
-    /// Frees an actor lane that has nothing left, so that another actor can use it.
+    /// Frees an actor lane that has nothing left, so that another actor can use it: also when its
+    /// actor is gone, which is when most lanes empty.
     mutating func vacate(lane: Int) {
-        guard lane > BusStorage.immediateLane, lanes[lane].isVacant, let actor = lanes[lane].actor else { return }
-        actorLanes[ObjectIdentifier(actor)] = nil
+        guard lane > BusStorage.immediateLane, lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
+        if actorLanes[id] == lane { actorLanes[id] = nil }
         lanes[lane].actor = nil
+        lanes[lane].actorID = nil
         vacantLanes.append(lane)
+    }
+
+    /// Ends every subscription of an actor lane whose actor is gone, drops what was queued for it,
+    /// and frees the lane.
+    mutating func abandon(lane: Int, into work: inout AfterUnlock) {
+        lanes[lane].isDraining = false
+        end(registry.endAll(inLane: lane), into: &work)
+        let (dropped, flushed) = lanes[lane].dropPending()
+        work.dropped.append(dropped)
+        if !flushed.isEmpty { work.continuations += flushed }
+        vacate(lane: lane)
     }
 }
 

@@ -32,8 +32,12 @@ struct DeliveryLane {
     static var backlogThreshold: Int { 1_000 }
 
     let cursor = PassCursor()
-    /// For an actor lane, its actor; `nil` for the main actor and immediate lanes.
+    /// For an actor lane, its actor; `nil` for the main actor and immediate lanes, and once the
+    /// actor is gone.
     weak var actor: (any Actor)?
+    /// For an actor lane in use, its actor's identity, kept after the actor is gone so that the
+    /// lane can be freed then; `nil` for a vacant lane.
+    var actorID: ObjectIdentifier?
     /// What the lane is, for diagnostics.
     var name: String
 
@@ -78,6 +82,7 @@ struct DeliveryLane {
     init(name: String, layout: PayloadLayout, actor: (any Actor)? = nil) {
         self.name = name
         self.actor = actor
+        actorID = actor.map { ObjectIdentifier($0) }
         pending = DeliveryBuffer(layout: layout)
         spare = DeliveryBuffer(layout: layout)
     }

@@ -1,0 +1,87 @@
+import Testing
+
+@testable import SDKEventBus
+
+/// What releasing a bus, a channel or an actor frees: found by driving the app bus from outside.
+@Suite struct BusLifetimeTests {
+    struct Ping: AppEvent {
+        let number: Int
+    }
+
+    actor Listener {}
+
+    /// The actor lanes a bus holds, in use or vacant.
+    static func laneCount(_ storage: BusStorage) -> Int {
+        storage.state.withLock { $0.lanes.count }
+    }
+
+    @Test func lanesOfActorsThatAreGoneAreReusedSoPublishingCostDoesNotGrowWithHistory() async {
+        let bus = AppEventBus()
+        for _ in 0..<1_000 {
+            let listener = Listener()
+            bus.subscribe(to: Ping.self, isolation: listener) { _, _ in }
+        }
+        bus.publish(Ping(number: 0))
+        await bus.flush()
+        #expect(bus.subscriberCount(for: Ping.self) == 0)
+        #expect(Self.laneCount(bus.storage) <= 8, "the lanes of gone actors are freed and reused")
+
+        for _ in 0..<1_000 {
+            let listener = Listener()
+            bus.subscribe(to: Ping.self, isolation: listener) { _, _ in }
+            bus.cancelAll(ownedBy: listener)
+        }
+        #expect(Self.laneCount(bus.storage) <= 8)
+    }
+
+    @Test func catalogueBusFreesTheLanesOfActorsThatAreGone() async {
+        let (bus, emitter) = EventBus.makeBus()
+        for _ in 0..<1_000 {
+            let listener = Listener()
+            bus.on(.conversion, isolation: listener) { _, _ in }
+        }
+        emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
+        await bus.flush()
+        #expect(bus.listenerCount(for: .conversion) == 0)
+        #expect(Self.laneCount(bus.storage) <= 8)
+    }
+
+    final class Owner: Sendable {}
+
+    @Test func releasingABusWithOwnerBoundAndOneShotSubscriptionsFreesItsHandlers() async {
+        var captured: Canary? = Canary()
+        weak let watched = captured
+        var bus: AppEventBus? = AppEventBus()
+        weak let watchedBus = bus
+        let owner = Owner()
+        bus?.subscribe(to: Ping.self, owner: owner) { [captured] _, _ in _ = captured }
+        bus?.once(Ping.self) { [captured] _ in _ = captured }
+        bus?.once(Ping.self, delivery: .immediate) { [captured] _ in _ = captured }
+        var channel: EventChannel<Int>? = EventChannel<Int>()
+        channel?.subscribe(owner: owner) { [captured] _, _ in _ = captured }
+        captured = nil
+        #expect(watched != nil, "the subscriptions hold what their handlers captured")
+        bus = nil
+        channel = nil
+        #expect(watchedBus == nil, "the bus is not kept alive by its own subscriptions")
+        #expect(watched == nil, "releasing the bus and the channel released their handlers")
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test func releasingABusFinishesItsStreams() async {
+        var bus: AppEventBus? = AppEventBus()
+        let pings = bus!.events(of: Ping.self)
+        let feed = bus!.allEvents()
+        var channel: EventChannel<Int>? = EventChannel<Int>()
+        let values = channel!.values()
+        bus?.publish(Ping(number: 1))
+        channel?.fire(with: 2)
+        bus = nil
+        channel = nil
+        var received: [Int] = []
+        for await ping in pings { received.append(ping.number) }
+        for await published in feed { received.append((published.event as? Ping)?.number ?? -1) }
+        for await value in values { received.append(value) }
+        #expect(received == [1, 1, 2])
+    }
+}
