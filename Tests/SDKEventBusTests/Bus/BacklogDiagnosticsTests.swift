@@ -1,0 +1,68 @@
+import SDKEventBus
+import Testing
+
+/// Backpressure is visible: when a listener's executor stalls, its queue's growth is reported
+/// through the bus's diagnostics hook, with the pending count, the high-water mark and the age of
+/// the oldest fire.
+@Suite struct BacklogDiagnosticsTests {
+    /// Collects the backlog reports of one bus.
+    final class Reports: Sendable {
+        private let reports = LockedValue<[DeliveryBacklog]>([])
+        func record(_ diagnostic: BusDiagnostic) {
+            if case .backlog(let backlog) = diagnostic { reports.withLock { $0.append(backlog) } }
+        }
+        var all: [DeliveryBacklog] { reports.withLock { $0 } }
+    }
+
+    static let conversion = EventPayloadValue.conversion(ConversionPayload(goalId: "g", visitorId: "v"))
+
+    @MainActor
+    @Test func aStalledMainActorsQueueIsReportedAtOneThousandThenAtEachDoubling() async {
+        let reports = Reports()
+        let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
+        let token = bus.on(.conversion) { _ in }
+
+        // This test holds the main actor: nothing is delivered while it fires.
+        for _ in 0..<2_100 { emitter.fire(Self.conversion) }
+        #expect(reports.all.map(\.pending) == [1_000, 2_000])
+        #expect(reports.all.allSatisfy { $0.lane == "main actor" && $0.highWaterMark == $0.pending })
+        #expect(reports.all.allSatisfy { $0.oldestAge >= .zero })
+        #expect(reports.all.first?.description.contains("1000 fires waiting for the main actor lane") == true)
+
+        await bus.flush()
+        for _ in 0..<1_000 { emitter.fire(Self.conversion) }
+        #expect(reports.all.count == 3, "after catching up, a new backlog is reported again from 1,000")
+        #expect(reports.all.last?.pending == 1_000)
+        #expect(reports.all.last?.highWaterMark == 2_100, "the high-water mark remembers the worst")
+        await bus.off(token)
+    }
+
+    actor Stalled {
+        /// Runs `body` isolated to the actor, which holds it for that long.
+        func hold(_ body: @Sendable () -> Void) { body() }
+    }
+
+    @Test func aStalledActorsQueueIsReportedWithTheActorsLane() async {
+        let reports = Reports()
+        let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
+        let stalled = Stalled()
+        let token = bus.on(.conversion, isolation: stalled) { _, _ in }
+        await stalled.hold {
+            for _ in 0..<1_000 { emitter.fire(Self.conversion) }
+        }
+        #expect(reports.all.map(\.pending) == [1_000])
+        #expect(reports.all.first?.lane == "actor Stalled")
+        await bus.flush()
+        await bus.off(token)
+    }
+
+    @Test func aQueueThatKeepsUpIsNeverReported() async {
+        let reports = Reports()
+        let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
+        let token = bus.on(.conversion, delivery: .immediate) { _ in }
+        for _ in 0..<5_000 { emitter.fire(Self.conversion) }
+        await bus.flush()
+        #expect(reports.all.isEmpty)
+        await bus.off(token)
+    }
+}
