@@ -41,6 +41,8 @@ public final class LifecycleRecorder: Sendable {
         var steps: [LifecycleDiagnostic] = []
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
+        /// The steps before this index were returned by `next`, or recorded before one it returned.
+        var returnedUpTo = 0
 
         mutating func takeSatisfied() -> [CheckedContinuation<Void, any Error>] {
             let steps = self.steps
@@ -116,7 +118,9 @@ public final class LifecycleRecorder: Sendable {
         }
     }
 
-    /// Returns the first recorded step after those already recorded that matches, once it arrives.
+    /// Returns the first matching step after the one an earlier `next` returned (from the first
+    /// step, for the first call), once it has been recorded: a step recorded before the call counts,
+    /// so a lifecycle that started before the test asked misses nothing.
     ///
     /// - Parameters:
     ///   - expectation: What the test waits for, in words, for the failure message.
@@ -130,8 +134,17 @@ public final class LifecycleRecorder: Sendable {
         within timeout: Duration = EventRecorder<SystemEvent>.defaultTimeout,
         matching matches: @escaping @Sendable (LifecycleDiagnostic) -> Bool
     ) async throws -> LifecycleDiagnostic {
-        let seen = state.withLock { $0.steps.count(where: matches) }
-        try await wait(for: seen + 1, expectation, within: timeout, matching: matches)
-        return state.withLock { $0.steps.filter(matches)[seen] }
+        let skipped = state.withLock { $0.steps[..<$0.returnedUpTo].count(where: matches) }
+        try await wait(for: skipped + 1, expectation, within: timeout, matching: matches)
+        return state.withLock { state in
+            var found = 0
+            for index in state.steps.indices where matches(state.steps[index]) {
+                found += 1
+                guard found == skipped + 1 else { continue }
+                state.returnedUpTo = max(state.returnedUpTo, index + 1)
+                return state.steps[index]
+            }
+            preconditionFailure("wait(for:) returned before the step was recorded")
+        }
     }
 }

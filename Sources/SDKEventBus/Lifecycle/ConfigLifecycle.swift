@@ -64,8 +64,9 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     public func run() async {
         guard control.withLock({ $0.start() }) else { return }
         await run(on: configuration.clock)
-        let waiters = control.withLock { $0.stop() }
-        for waiter in waiters { waiter.resume(returning: .failure(ReadinessError.shutDown)) }
+        let reason: any Error = control.withLock { $0.stopReason } ?? ReadinessError.shutDown
+        let waiters = control.withLock { $0.stop(reason: reason) }
+        for waiter in waiters { waiter.resume(returning: .failure(reason)) }
         report(.stopped)
     }
 
@@ -76,7 +77,11 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// - Returns: What the store did with the configuration.
     /// - Throws: The fetch's error; `CancellationError` when the calling task is cancelled (the
     ///   fetch goes on); ``ReadinessError`` with code ``ReadinessError/Code/shutDown`` once the
-    ///   lifecycle has stopped.
+    ///   lifecycle has been shut down, also for a refresh in flight then; the error that ended
+    ///   readiness once a fetch error ended it (a ``FetchRetryAdvice`` with `endsReadiness`) and
+    ///   so stopped the lifecycle.
+    ///
+    /// Before ``run()`` has started, a refresh waits for it.
     @discardableResult
     public func refreshNow() async throws -> ConfigChange {
         let id = control.withLock { $0.makeRefreshID() }
@@ -133,35 +138,43 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private func run<C: Clock>(on clock: C) async where C.Duration == Duration {
         let start = clock.now
         control.withLock { $0.elapsed = { start.duration(to: clock.now) } }
-        await withTaskGroup(of: Bool.self) { group in
-            if case .degraded(let deadline?) = configuration.readinessPolicy.kind {
-                group.addTask {
-                    guard (try? await clock.sleep(for: deadline)) != nil else { return false }
-                    let error = ReadinessError.timedOut(after: deadline)
-                    if await self.store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
-                    return false
-                }
+        if case .degraded(let deadline?) = configuration.readinessPolicy.kind {
+            // A task of its own, so that it can end as soon as readiness is decided (a sleeper
+            // left on the clock would be the next deadline a test sees) and never outlives the run.
+            let store = self.store
+            let deadlineTask = Task {
+                guard (try? await clock.sleep(for: deadline)) != nil else { return }
+                let error = ReadinessError.timedOut(after: deadline)
+                if await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
             }
-            group.addTask {
-                await self.loop(clock: clock)
-                return true
-            }
-            // The loop's end ends the run; the deadline's does not.
-            while let isLoop = await group.next(), !isLoop {}
-            group.cancelAll()
+            control.withLock { $0.degradedDeadline = deadlineTask }
         }
+        await withTaskCancellationHandler {
+            await loop(clock: clock)
+        } onCancel: {
+            control.withLock { $0.takeDegradedDeadline() }?.cancel()
+        }
+        control.withLock { $0.takeDegradedDeadline() }?.cancel()
+    }
+
+    /// Ends the degraded deadline's wait once readiness is decided.
+    private func endDegradedDeadlineIfDecided() {
+        guard store.isDecided else { return }
+        control.withLock { $0.takeDegradedDeadline() }?.cancel()
     }
 
     private func loop<C: Clock>(clock: C) async where C.Duration == Duration {
         var cached = await applyStartingConfigs()
+        endDegradedDeadlineIfDecided()
         var failures = 0
         var nextFetch: C.Instant? = clock.now
         while await waitForFetch(until: nextFetch, clock: clock) {
             report(.fetchStarted(attempt: failures + 1))
             let result = await fetch()
             guard !Task.isCancelled else {
-                // Shutting down: whatever the fetch returned is discarded, never applied.
-                finishFetch(.failure(CancellationError()))
+                // Shutting down: whatever the fetch returned is discarded, never applied; a
+                // refresh waiting for it learns that the lifecycle was shut down.
+                finishFetch(.failure(ReadinessError.shutDown))
                 return
             }
             switch result {
@@ -173,6 +186,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                     cached = save(config) ? config : cached
                 }
                 report(.configApplied(change))
+                endDegradedDeadlineIfDecided()
                 failures = 0
                 control.withLock { $0.recordFetch() }
                 finishFetch(.success(change))
@@ -182,8 +196,15 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 failures += 1
                 status.fetchFailed(error)
                 store.recordError(error)
-                if let advice = error as? any FetchRetryAdvice, advice.endsReadiness {
-                    if store.failReadiness(with: error) { report(.readinessFailed(error)) }
+                // An error that ends readiness ends the lifecycle only while readiness is undecided;
+                // once the SDK is ready (from a cache, an initial or a degraded start) it is a
+                // failure like another, and the last good configuration stays in use.
+                if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
+                    store.failReadiness(with: error)
+                {
+                    report(.readinessFailed(error))
+                    control.withLock { $0.stopReason = error }
+                    endDegradedDeadlineIfDecided()
                     finishFetch(.failure(error))
                     return
                 }
@@ -192,6 +213,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 {
                     report(.degradedStart(error))
                 }
+                endDegradedDeadlineIfDecided()
                 let (wait, retryable) = retryDelay(after: error, failures: failures)
                 report(.fetchFailed(error, attempt: failures, retryIn: wait))
                 // A non-retryable error says nothing about the next one: back off from the start.
@@ -404,9 +426,22 @@ extension ConfigLifecycle {
             return true
         }
 
-        /// Stops for good; returns the refresh callers to fail.
-        mutating func stop() -> [RefreshWaiter] {
+        /// Why the loop ended, when not by shutdown: the error that ended readiness.
+        var stopReason: (any Error)?
+        /// What refresh callers get once stopped.
+        private(set) var stopResult: (any Error)?
+        /// The degraded deadline's task, until readiness is decided.
+        var degradedDeadline: Task<Void, Never>?
+
+        mutating func takeDegradedDeadline() -> Task<Void, Never>? {
+            defer { degradedDeadline = nil }
+            return degradedDeadline
+        }
+
+        /// Stops for good; returns the refresh callers to fail with `reason`.
+        mutating func stop(reason: any Error) -> [RefreshWaiter] {
             isStopped = true
+            stopResult = reason
             defer { refreshWaiters = [:] }
             return Array(refreshWaiters.values)
         }
@@ -480,7 +515,7 @@ extension ConfigLifecycle {
         mutating func addRefreshWaiter(_ id: UInt64, _ waiter: RefreshWaiter) -> (
             Result<ConfigChange, any Error>?, CheckedContinuation<Void, Never>?
         ) {
-            if isStopped { return (.failure(ReadinessError.shutDown), nil) }
+            if isStopped { return (.failure(stopResult ?? ReadinessError.shutDown), nil) }
             if cancelledRefreshes.remove(id) != nil { return (.failure(CancellationError()), nil) }
             refreshWaiters[id] = waiter
             return (nil, isFetching ? nil : trigger().value)

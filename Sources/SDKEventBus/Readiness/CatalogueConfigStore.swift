@@ -71,6 +71,9 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// Whether the store was shut down.
     public nonisolated var isShutDown: Bool { gate.isShutDown }
 
+    /// Whether readiness is decided: ready, failed or shut down.
+    nonisolated var isDecided: Bool { !gate.isWaiting }
+
     /// Returns once at least `count` callers are suspended in ``waitForReady()``, or readiness is
     /// decided: the hook for tests that must know their waiters are waiting, instead of polling
     /// ``waiterCount``.
@@ -149,14 +152,16 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// Fails readiness for good with the SDK's own error (an invalid SDK key, say): every current
     /// and later ``waitForReady()`` throws `error`, and later configurations are ignored.
     ///
-    /// Has no effect once readiness was resolved: the first outcome stands.
+    /// Has no effect once readiness was resolved: the first outcome stands, and ``lastError`` is
+    /// left as it was.
     ///
     /// - Parameter error: The error every waiter throws.
     /// - Returns: Whether this call decided readiness.
     @discardableResult
     public nonisolated func failReadiness(with error: any Error) -> Bool {
+        guard gate.fail(error) else { return false }
         state.withLock { $0.lastError = error }
-        return gate.fail(error)
+        return true
     }
 
     /// Records an error that does not end readiness (a fetch that will be retried): waiters keep

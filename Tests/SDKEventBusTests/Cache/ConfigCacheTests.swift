@@ -153,6 +153,8 @@ struct TemporaryDirectory {
         try await client.ready()
         #expect(client.status.source == .initial)
         #expect(client.config == a)
+        // Ready from the initial configuration before the fetch starts: wait for its delay.
+        await harness.clock.waitForSleepers(1)
         harness.clock.advance(by: .seconds(5))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.status.source == .live)
