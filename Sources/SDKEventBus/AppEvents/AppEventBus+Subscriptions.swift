@@ -164,11 +164,7 @@ extension AppEventBus {
         isolation actor: A,
         handler: @escaping @Sendable (isolated A, Event) -> Void
     ) -> EventListenerToken {
-        let call = nonisolatedCallback(handler)
-        return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { _ in
-            // Called only in a job of the lane's drain, which holds the actor.
-            .lending(.erasing { [unowned(unsafe) actor] (event: Event) in call(actor, event) })
-        }
+        subscribe(type, isolation: actor, once: false, handler: handler)
     }
 
     /// Subscribes `handler` to the next event of `type` only, isolated to `actor`.
@@ -184,6 +180,15 @@ extension AppEventBus {
         isolation actor: A,
         handler: @escaping @Sendable (isolated A, Event) -> Void
     ) -> EventListenerToken {
+        subscribe(type, isolation: actor, once: true, handler: handler)
+    }
+
+    private func subscribe<Event: AppEvent, A: Actor>(
+        _ type: Event.Type,
+        isolation actor: A,
+        once: Bool,
+        handler: @escaping @Sendable (isolated A, Event) -> Void
+    ) -> EventListenerToken {
         let call = nonisolatedCallback(handler)
         let storage = self.storage
         return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { token in
@@ -191,7 +196,7 @@ extension AppEventBus {
             .lending(
                 .erasing { [unowned(unsafe) actor] (event: Event) in
                     call(actor, event)
-                    storage.cancel(token)
+                    if once { storage.cancel(token) }
                 }
             )
         }

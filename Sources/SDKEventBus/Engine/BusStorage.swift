@@ -332,13 +332,8 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                 if lane == Self.mainLane {
                     scheduleMainDrain()
                 } else if let actor = state.withLock({ $0.lanes[lane].actor }) {
+                    // Always there: this job holds its actor.
                     scheduleDrain(lane: lane, on: actor)
-                } else {
-                    // Unreachable while this job holds its actor; kept so a lane never stays
-                    // marked as draining with no drain scheduled.
-                    var work = AfterUnlock()
-                    state.withLock { $0.abandon(lane: lane, into: &work) }
-                    work.run(diagnostics: diagnostics, storage: self)
                 }
                 return
             }
@@ -443,8 +438,7 @@ extension BusStorage.State {
                 if lanes[lane].actor != nil { return lane }
                 // The lane of an actor that is gone, whose address a new actor now has: end what
                 // is left of it before anything can reach the new actor through it.
-                if !lanes[lane].isPassActive { abandon(lane: lane, into: &work) }
-                if actorLanes[id] == lane { actorLanes[id] = nil }
+                abandon(lane: lane, into: &work)
             }
             let name = "actor \(type(of: actor))"
             let lane: Int

@@ -35,9 +35,7 @@ struct ListenerRegistry {
     }
 
     let busID: UInt64
-    private(set) var buckets: [ListenerBucket] = [] {
-        didSet { unmanagedBuckets = buckets.map { .passUnretained($0) } }
-    }
+    private(set) var buckets: [ListenerBucket] = []
     /// The same buckets, to read on the fire path without retaining them (``buckets`` keeps them).
     private var unmanagedBuckets: [Unmanaged<ListenerBucket>] = []
     /// Per event, the numbers of the buckets that hold its subscriptions.
@@ -132,6 +130,7 @@ struct ListenerRegistry {
         while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
         let bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
         buckets.append(bucket)
+        unmanagedBuckets.append(.passUnretained(bucket))
         bucketNumbers[lane][event] = bucket.number
         routes[event].append(bucket.number)
         return bucket

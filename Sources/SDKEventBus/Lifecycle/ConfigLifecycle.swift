@@ -64,8 +64,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     public func run() async {
         guard control.withLock({ $0.start() }) else { return }
         await run(on: configuration.clock)
-        let reason: any Error = control.withLock { $0.stopReason } ?? ReadinessError.shutDown
-        let waiters = control.withLock { $0.stop(reason: reason) }
+        let (waiters, reason) = control.withLock { $0.stop() }
         for waiter in waiters { waiter.resume(returning: .failure(reason)) }
         report(.stopped)
     }
@@ -149,11 +148,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             }
             control.withLock { $0.degradedDeadline = deadlineTask }
         }
-        await withTaskCancellationHandler {
-            await loop(clock: clock)
-        } onCancel: {
-            control.withLock { $0.takeDegradedDeadline() }?.cancel()
-        }
+        await loop(clock: clock)
         control.withLock { $0.takeDegradedDeadline() }?.cancel()
     }
 
@@ -165,10 +160,11 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     private func loop<C: Clock>(clock: C) async where C.Duration == Duration {
         var cached = await applyStartingConfigs()
-        endDegradedDeadlineIfDecided()
         var failures = 0
         var nextFetch: C.Instant? = clock.now
-        while await waitForFetch(until: nextFetch, clock: clock) {
+        while true {
+            endDegradedDeadlineIfDecided()
+            guard await waitForFetch(until: nextFetch, clock: clock) else { return }
             report(.fetchStarted(attempt: failures + 1))
             let result = await fetch()
             guard !Task.isCancelled else {
@@ -186,7 +182,6 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                     cached = save(config) ? config : cached
                 }
                 report(.configApplied(change))
-                endDegradedDeadlineIfDecided()
                 failures = 0
                 control.withLock { $0.recordFetch() }
                 finishFetch(.success(change))
@@ -204,7 +199,6 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 {
                     report(.readinessFailed(error))
                     control.withLock { $0.stopReason = error }
-                    endDegradedDeadlineIfDecided()
                     finishFetch(.failure(error))
                     return
                 }
@@ -213,7 +207,6 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 {
                     report(.degradedStart(error))
                 }
-                endDegradedDeadlineIfDecided()
                 let (wait, retryable) = retryDelay(after: error, failures: failures)
                 report(.fetchFailed(error, attempt: failures, retryIn: wait))
                 // A non-retryable error says nothing about the next one: back off from the start.
@@ -428,8 +421,6 @@ extension ConfigLifecycle {
 
         /// Why the loop ended, when not by shutdown: the error that ended readiness.
         var stopReason: (any Error)?
-        /// What refresh callers get once stopped.
-        private(set) var stopResult: (any Error)?
         /// The degraded deadline's task, until readiness is decided.
         var degradedDeadline: Task<Void, Never>?
 
@@ -438,12 +429,14 @@ extension ConfigLifecycle {
             return degradedDeadline
         }
 
-        /// Stops for good; returns the refresh callers to fail with `reason`.
-        mutating func stop(reason: any Error) -> [RefreshWaiter] {
+        /// What refresh callers get once stopped: the error that ended readiness, or shutdown.
+        var stopError: any Error { stopReason ?? ReadinessError.shutDown }
+
+        /// Stops for good; returns the refresh callers to fail, and the error to fail them with.
+        mutating func stop() -> (waiters: [RefreshWaiter], error: any Error) {
             isStopped = true
-            stopResult = reason
             defer { refreshWaiters = [:] }
-            return Array(refreshWaiters.values)
+            return (Array(refreshWaiters.values), stopError)
         }
 
         mutating func nextStep() -> Step {
@@ -515,7 +508,7 @@ extension ConfigLifecycle {
         mutating func addRefreshWaiter(_ id: UInt64, _ waiter: RefreshWaiter) -> (
             Result<ConfigChange, any Error>?, CheckedContinuation<Void, Never>?
         ) {
-            if isStopped { return (.failure(stopResult ?? ReadinessError.shutDown), nil) }
+            if isStopped { return (.failure(stopError), nil) }
             if cancelledRefreshes.remove(id) != nil { return (.failure(CancellationError()), nil) }
             refreshWaiters[id] = waiter
             return (nil, isFetching ? nil : trigger().value)

@@ -67,10 +67,7 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     /// A line for logs.
     public var description: String {
         var text = "ready (\(source))"
-        if let configAge {
-            let seconds = Double(configAge.components.seconds) + Double(configAge.components.attoseconds) / 1e18
-            text += " (configuration \(String(format: "%.1f", seconds)) s old)"
-        }
+        if let configAge { text += " (configuration \(String(format: "%.1f", configAge / .seconds(1))) s old)" }
         if let error { text += ": \(error)" }
         return text
     }

@@ -6,8 +6,9 @@ struct BucketingHappened: AppEvent {
     let payload: EventPayloadValue
 }
 
-/// This package's app bus (`AppEventBus`), handlers on the publishing thread
-/// (`subscribe(to:delivery: .immediate)`). Its peer is "app: lock + snapshot by type, inline".
+/// This package's app bus (`AppEventBus`), handlers on the publishing thread.
+///
+/// `subscribe(to:delivery: .immediate)`; its peer is "app: lock + snapshot by type, inline".
 @MainActor
 final class AppBusImmediatePeer: DeliveryPeer {
     nonisolated static let name = "app bus, immediate"
@@ -25,8 +26,9 @@ final class AppBusImmediatePeer: DeliveryPeer {
     }
 }
 
-/// This package's app bus, handlers on the main actor (the default). Its peer is
-/// "app: lock + Task per callback".
+/// This package's app bus, handlers on the main actor (the default).
+///
+/// Its peer is "app: lock + Task per callback".
 @MainActor
 final class AppBusMainActorPeer: DeliveryPeer {
     nonisolated static let name = "app bus, main actor"
@@ -43,9 +45,10 @@ final class AppBusMainActorPeer: DeliveryPeer {
     }
 }
 
-/// The app-level bus teams write: a lock-guarded dictionary of handlers keyed by event type,
-/// snapshotted under the lock, each handler casting the event back to its type. Handlers run either
-/// inline on the publisher's thread or in one `Task { @MainActor in … }` each.
+/// The app-level bus teams write: a lock-guarded dictionary of handlers keyed by event type.
+///
+/// It snapshots the handlers under the lock, and each handler casts the event back to its type.
+/// Handlers run either inline on the publisher's thread or in one `Task { @MainActor in … }` each.
 final class TypeKeyedLockedBus: @unchecked Sendable {
     // @unchecked: `handlers` and `nextToken` are only touched while holding `lock`.
     typealias Handler = @Sendable (any AppEvent) -> Void
