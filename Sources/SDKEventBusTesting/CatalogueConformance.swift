@@ -2,18 +2,24 @@ import Foundation
 public import SDKEventBus
 
 /// Checks an SDK's catalogue against its wire contract, in the SDK's own tests: the event names
-/// are unique and exactly the committed ones, every sample payload maps to its event, every sample
-/// round-trips through the JSON wire form, and each event replays as declared.
+/// are unique and exactly the committed ones, every sample payload maps to its event and that event
+/// is in `allCases`, every payload struct wraps a value of its own event and takes it back, every
+/// sample round-trips through the JSON wire form, and each event replays as declared.
 ///
 /// ```swift
 /// @Test func catalogueKeepsItsWireContract() throws {
 ///     try CatalogueConformance<FlagEvent>(
 ///         rawValues: ["initialized", "flags.changed", "error"],
 ///         replayRules: [.initialized: .sticky],
-///         samples: [.initialized, .flagsChanged(changedKeys: ["a"]), .error("boom")]
+///         samples: [.initialized, .flagsChanged(changedKeys: ["a"]), .error("boom")],
+///         typedSamples: [FlagsChangedPayload(changedKeys: ["a"]), FlagErrorPayload(message: "boom")]
 ///     ).verify()
 /// }
 /// ```
+///
+/// Pass one value of each payload struct (each ``EventPayload`` conformer) as `typedSamples`: a
+/// struct whose `event` names one event while its `payloadValue` wraps another's case (a
+/// copy-paste slip) compiles, and is fired as the other event; the check names it.
 ///
 /// Commit the raw values: other platforms and analytics pipelines match on them, so a renamed or
 /// reordered event must fail a test. Works with Swift Testing and XCTest alike: ``verify()`` throws
@@ -37,6 +43,8 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     public var replayRules: [Catalogue: ReplayRule]
     /// At least one payload of every event.
     public var samples: [Catalogue.Payload]
+    /// One value of each payload struct of the catalogue.
+    public var typedSamples: [any EventPayload<Catalogue>]
 
     /// Creates a check.
     ///
@@ -44,10 +52,18 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     ///   - rawValues: The committed raw values, in declaration order.
     ///   - replayRules: The declared replay rule of each event that replays.
     ///   - samples: At least one payload of every event.
-    public init(rawValues: [String], replayRules: [Catalogue: ReplayRule] = [:], samples: [Catalogue.Payload]) {
+    ///   - typedSamples: One value of each payload struct (``EventPayload`` conformer) of the
+    ///     catalogue, so that a struct whose `event` and `payloadValue` disagree is caught.
+    public init(
+        rawValues: [String],
+        replayRules: [Catalogue: ReplayRule] = [:],
+        samples: [Catalogue.Payload],
+        typedSamples: [any EventPayload<Catalogue>] = []
+    ) {
         self.rawValues = rawValues
         self.replayRules = replayRules
         self.samples = samples
+        self.typedSamples = typedSamples
     }
 
     /// Runs every check.
@@ -60,7 +76,7 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
 
     /// Every problem found, one sentence each; empty when the catalogue keeps its contract.
     public var problems: [String] {
-        namingProblems + sampleProblems + replayProblems + wireProblems
+        namingProblems + sampleProblems + typedPayloadProblems + replayProblems + wireProblems
     }
 
     private var namingProblems: [String] {
@@ -86,7 +102,28 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
 
     private var sampleProblems: [String] {
         let covered = Set(samples.map(\.event))
-        return Catalogue.allCases.filter { !covered.contains($0) }.map { "no sample payload of \($0.rawValue)" }
+        let listed = Set(Catalogue.allCases)
+        let unlisted = covered.subtracting(listed).map(\.rawValue).sorted().map {
+            "\($0) has a sample payload but is missing from \(Catalogue.self).allCases: "
+                + "firing or subscribing to it traps; add it to the hand-written allCases"
+        }
+        return unlisted
+            + Catalogue.allCases.filter { !covered.contains($0) }.map { "no sample payload of \($0.rawValue)" }
+    }
+
+    /// Each payload struct wraps a value of its own event, and takes that value back.
+    private var typedPayloadProblems: [String] {
+        func check<Payload: EventPayload<Catalogue>>(_ sample: Payload) -> String? {
+            let value = sample.payloadValue
+            if let slip = Payload.eventSlip(in: value) { return slip }
+            guard Payload(value) != nil else {
+                return
+                    "\(Payload.self)(_:) does not take back its own payloadValue, a \(value.event.rawValue) payload: "
+                    + "typed listeners of \(Payload.self) would receive nothing"
+            }
+            return nil
+        }
+        return typedSamples.compactMap { check($0) }
     }
 
     /// Fires each event's sample before subscribing late, in every way, on a fresh bus with

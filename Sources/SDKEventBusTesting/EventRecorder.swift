@@ -13,50 +13,13 @@ public import SDKEventBus
 /// try await recorder.waitUntil("two updates") { $0.count == 2 }
 /// ```
 ///
-/// Works with Swift Testing and XCTest alike: a failed wait throws ``Timeout``, which both report.
+/// Works with Swift Testing and XCTest alike: a failed wait throws ``WaitTimeoutError``, which both
+/// report. Conditions run outside the recorder's lock, so a condition may read the recorder.
 public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
-    /// A wait that ended before its condition held.
-    public struct Timeout: Error, CustomStringConvertible {
-        /// What the test waited for.
-        public var expected: String
-        /// What had arrived by then, in order.
-        public var received: [Catalogue.Payload]
-        /// How long it waited.
-        public var timeout: Duration
-
-        /// What was expected and what arrived.
-        public var description: String {
-            let arrived = received.isEmpty ? "nothing" : received.map { "\($0)" }.joined(separator: ", ")
-            return "timed out after \(timeout) waiting for \(expected); received \(received.count): \(arrived)"
-        }
-    }
-
-    private struct Waiter {
-        let id: UInt64
-        let isSatisfied: @Sendable ([Catalogue.Payload]) -> Bool
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var payloads: [Catalogue.Payload] = []
-        /// How many payloads ``next(_:within:)`` has handed out.
-        var consumed = 0
-        var waiters: [Waiter] = []
-        var nextWaiterID: UInt64 = 0
-
-        mutating func takeSatisfied() -> [CheckedContinuation<Void, any Error>] {
-            let payloads = self.payloads
-            let satisfied = waiters.filter { $0.isSatisfied(payloads) }
-            waiters.removeAll { waiter in satisfied.contains { $0.id == waiter.id } }
-            return satisfied.map(\.continuation)
-        }
-    }
-
-    private let state = LockedValue(State())
+    private let log = RecordingLog<Catalogue.Payload>()
+    /// How many payloads ``next(_:within:)`` has handed out.
+    private let consumed = LockedValue(0)
     private let tokens = LockedValue<[EventListenerToken]>([])
-
-    /// The default bound of a wait: long enough never to fail a correct test on a loaded machine.
-    public static var defaultTimeout: Duration { .seconds(30) }
 
     /// Records `events` (all by default) delivered on the main actor.
     ///
@@ -104,11 +67,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     }
 
     private func record(_ payload: Catalogue.Payload) {
-        let satisfied = state.withLock { state in
-            state.payloads.append(payload)
-            return state.takeSatisfied()
-        }
-        for waiter in satisfied { waiter.resume() }
+        log.append(payload)
     }
 
     /// Ends the recording subscriptions; what was recorded stays.
@@ -122,13 +81,16 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     // MARK: Reading
 
     /// Every payload recorded so far, in delivery order.
-    public var payloads: [Catalogue.Payload] { state.withLock { $0.payloads } }
+    public var payloads: [Catalogue.Payload] { log.elements }
 
     /// The events of every payload recorded so far, in delivery order.
     public var events: [Catalogue] { payloads.map(\.event) }
 
     /// How many payloads were recorded.
-    public var count: Int { state.withLock { $0.payloads.count } }
+    public var count: Int { log.count }
+
+    /// How many waits are in progress: zero once every wait has ended, however it ended.
+    package var waiterCount: Int { log.waiterCount }
 
     // MARK: Waiting
 
@@ -138,17 +100,17 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///   - count: How many payloads.
     ///   - timeout: How long to wait at most, in real time.
     /// - Returns: The payloads, in delivery order.
-    /// - Throws: ``Timeout`` when they do not arrive in time; `CancellationError`.
+    /// - Throws: ``WaitTimeoutError`` when they do not arrive in time; `CancellationError`.
     @discardableResult
-    public func next(_ count: Int = 1, within timeout: Duration = defaultTimeout) async throws -> [Catalogue.Payload] {
-        let start = state.withLock { $0.consumed }
+    public func next(_ count: Int = 1, within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws
+        -> [Catalogue.Payload]
+    {
+        let start = consumed.withLock { $0 }
         try await waitUntil("\(count) more event(s) after the first \(start)", within: timeout) {
             $0.count >= start + count
         }
-        return state.withLock { state in
-            state.consumed = start + count
-            return Array(state.payloads[start..<start + count])
-        }
+        consumed.withLock { $0 = max($0, start + count) }
+        return log.withElements { Array($0[start..<start + count]) }
     }
 
     /// Returns once `condition` holds for the payloads recorded so far.
@@ -156,43 +118,20 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// - Parameters:
     ///   - expectation: What the test waits for, in words, for the failure message.
     ///   - timeout: How long to wait at most, in real time.
-    ///   - condition: Checked against every payload recorded so far, after each delivery.
-    /// - Throws: ``Timeout`` when the condition does not hold in time; `CancellationError`.
+    ///   - condition: Checked against every payload recorded so far, when the wait starts and after
+    ///     each delivery; it runs outside the recorder's lock, so it may read the recorder.
+    /// - Throws: ``WaitTimeoutError`` when the condition does not hold in time; `CancellationError`.
     public func waitUntil(
         _ expectation: String = "the condition",
-        within timeout: Duration = defaultTimeout,
+        within timeout: Duration = WaitTimeoutError.defaultTimeout,
         _ condition: @escaping @Sendable ([Catalogue.Payload]) -> Bool
     ) async throws {
-        let id = state.withLock { state in
-            defer { state.nextWaiterID += 1 }
-            return state.nextWaiterID
-        }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            let (waiter, received) = state.withLock { state in
-                let waiter = state.waiters.first { $0.id == id }
-                state.waiters.removeAll { $0.id == id }
-                return (waiter, state.payloads)
-            }
-            waiter?.continuation.resume(
-                throwing: Timeout(expected: expectation, received: received, timeout: timeout))
-        }
-        defer { timer.cancel() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let now = state.withLock { state -> Bool in
-                    guard !condition(state.payloads) else { return true }
-                    state.waiters.append(Waiter(id: id, isSatisfied: condition, continuation: continuation))
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiters.removeAll { $0.id == id } }
-                return state.waiters.first { $0.id == id }
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
+        try await log.wait(until: condition, within: timeout) { payloads in
+            WaitTimeoutError(
+                expected: expectation,
+                observed: WaitTimeoutError.recorded(payloads, noun: "event(s)"),
+                timeout: timeout
+            )
         }
     }
 
@@ -201,8 +140,8 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// - Parameters:
     ///   - count: How many payloads in all.
     ///   - timeout: How long to wait at most, in real time.
-    /// - Throws: ``Timeout``; `CancellationError`.
-    public func waitForCount(_ count: Int, within timeout: Duration = defaultTimeout) async throws {
+    /// - Throws: ``WaitTimeoutError``; `CancellationError`.
+    public func waitForCount(_ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws {
         try await waitUntil("\(count) event(s) in all", within: timeout) { $0.count >= count }
     }
 }

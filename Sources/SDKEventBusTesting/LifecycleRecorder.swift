@@ -12,47 +12,12 @@ public import SDKEventBus
 /// let failure = try await steps.next { $0.failure != nil }
 /// ```
 ///
-/// Works with Swift Testing and XCTest alike: a failed wait throws ``Timeout``.
+/// Works with Swift Testing and XCTest alike: a failed wait throws ``WaitTimeoutError``. Matching
+/// closures run outside the recorder's lock, so they may read the recorder.
 public final class LifecycleRecorder: Sendable {
-    /// A wait that ended before a matching step arrived.
-    public struct Timeout: Error, CustomStringConvertible {
-        /// What the test waited for.
-        public var expected: String
-        /// The steps recorded by then, in order.
-        public var steps: [LifecycleDiagnostic]
-        /// How long it waited.
-        public var timeout: Duration
-
-        /// What was expected and what arrived.
-        public var description: String {
-            "timed out after \(timeout) waiting for \(expected); steps so far: "
-                + (steps.isEmpty ? "none" : steps.map { "\($0)" }.joined(separator: " | "))
-        }
-    }
-
-    private struct Waiter {
-        let id: UInt64
-        let count: Int
-        let matches: @Sendable (LifecycleDiagnostic) -> Bool
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var steps: [LifecycleDiagnostic] = []
-        var waiters: [Waiter] = []
-        var nextID: UInt64 = 0
-        /// The steps before this index were returned by `next`, or recorded before one it returned.
-        var returnedUpTo = 0
-
-        mutating func takeSatisfied() -> [CheckedContinuation<Void, any Error>] {
-            let steps = self.steps
-            let done = waiters.filter { waiter in steps.count { waiter.matches($0) } >= waiter.count }
-            waiters.removeAll { waiter in done.contains { $0.id == waiter.id } }
-            return done.map(\.continuation)
-        }
-    }
-
-    private let state = LockedValue(State())
+    private let log = RecordingLog<LifecycleDiagnostic>()
+    /// The steps before this index were returned by `next`, or recorded before one it returned.
+    private let returnedUpTo = LockedValue(0)
 
     /// Creates an empty recorder.
     public init() {}
@@ -63,14 +28,13 @@ public final class LifecycleRecorder: Sendable {
     }
 
     /// Every step recorded so far, in order.
-    public var steps: [LifecycleDiagnostic] { state.withLock { $0.steps } }
+    public var steps: [LifecycleDiagnostic] { log.elements }
+
+    /// How many waits are in progress: zero once every wait has ended, however it ended.
+    package var waiterCount: Int { log.waiterCount }
 
     private func record(_ step: LifecycleDiagnostic) {
-        let done = state.withLock { state in
-            state.steps.append(step)
-            return state.takeSatisfied()
-        }
-        for waiter in done { waiter.resume() }
+        log.append(step)
     }
 
     /// Returns once `count` steps matching `matches` have been recorded in all.
@@ -79,43 +43,26 @@ public final class LifecycleRecorder: Sendable {
     ///   - count: How many matching steps, counting those already recorded.
     ///   - expectation: What the test waits for, in words, for the failure message.
     ///   - timeout: How long to wait at most, in real time.
-    ///   - matches: Which steps count.
-    /// - Throws: ``Timeout``; `CancellationError`.
+    ///   - matches: Which steps count; it runs outside the recorder's lock.
+    /// - Throws: ``WaitTimeoutError``; `CancellationError`.
     public func wait(
         for count: Int = 1,
         _ expectation: String = "a matching step",
-        within timeout: Duration = EventRecorder<SystemEvent>.defaultTimeout,
+        within timeout: Duration = WaitTimeoutError.defaultTimeout,
         matching matches: @escaping @Sendable (LifecycleDiagnostic) -> Bool
     ) async throws {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            let (waiter, steps) = state.withLock { state in
-                defer { state.waiters.removeAll { $0.id == id } }
-                return (state.waiters.first { $0.id == id }, state.steps)
+        let expected = count == 1 ? expectation : "\(count) × \(expectation)"
+        try await log.wait(
+            until: { $0.count(where: matches) >= count },
+            within: timeout,
+            timeoutError: { steps in
+                WaitTimeoutError(
+                    expected: expected,
+                    observed: WaitTimeoutError.recorded(steps, noun: "step(s)", separator: " | "),
+                    timeout: timeout
+                )
             }
-            waiter?.continuation.resume(throwing: Timeout(expected: expectation, steps: steps, timeout: timeout))
-        }
-        defer { timer.cancel() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let now = state.withLock { state -> Bool in
-                    guard state.steps.count(where: matches) < count else { return true }
-                    state.waiters.append(Waiter(id: id, count: count, matches: matches, continuation: continuation))
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiters.removeAll { $0.id == id } }
-                return state.waiters.first { $0.id == id }
-            }
-            waiter?.continuation.resume(throwing: CancellationError())
-        }
+        )
     }
 
     /// Returns the first matching step after the one an earlier `next` returned (from the first
@@ -125,26 +72,26 @@ public final class LifecycleRecorder: Sendable {
     /// - Parameters:
     ///   - expectation: What the test waits for, in words, for the failure message.
     ///   - timeout: How long to wait at most, in real time.
-    ///   - matches: Which step.
+    ///   - matches: Which step; it runs outside the recorder's lock.
     /// - Returns: The step.
-    /// - Throws: ``Timeout``; `CancellationError`.
+    /// - Throws: ``WaitTimeoutError``; `CancellationError`.
     @discardableResult
     public func next(
         _ expectation: String = "a matching step",
-        within timeout: Duration = EventRecorder<SystemEvent>.defaultTimeout,
+        within timeout: Duration = WaitTimeoutError.defaultTimeout,
         matching matches: @escaping @Sendable (LifecycleDiagnostic) -> Bool
     ) async throws -> LifecycleDiagnostic {
-        let skipped = state.withLock { $0.steps[..<$0.returnedUpTo].count(where: matches) }
+        let returned = returnedUpTo.withLock { $0 }
+        let skipped = log.elements.prefix(returned).count(where: matches)
         try await wait(for: skipped + 1, expectation, within: timeout, matching: matches)
-        return state.withLock { state in
-            var found = 0
-            for index in state.steps.indices where matches(state.steps[index]) {
-                found += 1
-                guard found == skipped + 1 else { continue }
-                state.returnedUpTo = max(state.returnedUpTo, index + 1)
-                return state.steps[index]
-            }
-            preconditionFailure("wait(for:) returned before the step was recorded")
+        let steps = log.elements
+        var found = 0
+        for index in steps.indices where matches(steps[index]) {
+            found += 1
+            guard found == skipped + 1 else { continue }
+            returnedUpTo.withLock { $0 = max($0, index + 1) }
+            return steps[index]
         }
+        preconditionFailure("wait(for:) returned before the step was recorded")
     }
 }

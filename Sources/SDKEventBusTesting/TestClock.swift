@@ -1,4 +1,4 @@
-import SDKEventBus
+public import SDKEventBus
 
 /// A clock that moves only when a test advances it, so that backoff, refreshes, deadlines and
 /// timeouts run instantly and deterministically.
@@ -11,13 +11,17 @@ import SDKEventBus
 /// settings.clock = clock
 /// let sdk = SDKClient(configuration: settings, fetchService: service)
 ///
-/// await clock.waitForSleepers(1)           // the lifecycle is sleeping until its next refresh
-/// let slept = await clock.advanceToNextDeadline()
+/// try await clock.waitForSleepers(1)           // the lifecycle is sleeping until its next refresh
+/// let slept = try await clock.advanceToNextDeadline()
 /// #expect(slept == .seconds(300))
 /// ```
 ///
 /// Sleepers whose deadline has come are woken in deadline order. A sleeping task that is cancelled
-/// wakes with `CancellationError` and is forgotten.
+/// wakes with `CancellationError` and is forgotten, whenever the cancellation lands.
+///
+/// Every wait (``waitForSleepers(_:within:)``, ``nextDeadline(within:)``,
+/// ``advanceToNextDeadline(within:)``) is bounded in real time and throws ``WaitTimeoutError`` saying
+/// how many tasks it saw sleeping, so a test whose code never sleeps fails instead of hanging.
 public final class TestClock: Clock, Sendable {
     /// A point in the test clock's time: how far it is from the clock's start.
     public struct Instant: InstantProtocol {
@@ -55,17 +59,20 @@ public final class TestClock: Clock, Sendable {
     private struct State {
         var now = Instant(offset: .zero)
         var sleepers: [UInt64: Sleeper] = [:]
-        var cancelledEarly: Set<UInt64> = []
+        /// Sleeps not registered yet, each with whether its task was cancelled meanwhile.
+        ///
+        /// An entry lives only until its sleep registers, so a cancellation that lands after the
+        /// sleeper was woken leaves nothing behind.
+        var registering: [UInt64: Bool] = [:]
         var nextID: UInt64 = 0
-        var sleeperWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Callers of ``waitForSleepers(_:within:)``, each with the count it waits for.
+        var sleeperWaiters = BoundedWaiters<Int>()
         var history: [Duration] = []
 
-        /// The watchers satisfied by the sleepers now.
-        mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+        /// The waiters satisfied by the sleepers now.
+        mutating func takeSatisfiedWaiters() -> [CheckedContinuation<Void, any Error>] {
             let count = sleepers.count
-            let satisfied = sleeperWatchers.filter { $0.count <= count }.map(\.continuation)
-            sleeperWatchers.removeAll { $0.count <= count }
-            return satisfied
+            return sleeperWaiters.takeAll { $0 <= count }
         }
     }
 
@@ -86,6 +93,14 @@ public final class TestClock: Clock, Sendable {
     /// Every duration a task asked to sleep for, in the order they asked.
     public var history: [Duration] { state.withLock { $0.history } }
 
+    /// How many entries the clock keeps for sleeps and waits in progress.
+    ///
+    /// Sleepers, sleeps not yet registered, and waiters: zero once nothing sleeps or waits, however
+    /// those ended.
+    package var bookkeepingCount: Int {
+        state.withLock { $0.sleepers.count + $0.registering.count + $0.sleeperWaiters.count }
+    }
+
     /// Suspends until the clock reaches `deadline`: until a test advances it there.
     ///
     /// - Parameters:
@@ -96,28 +111,28 @@ public final class TestClock: Clock, Sendable {
         try Task.checkCancellation()
         let id = state.withLock { state in
             defer { state.nextID += 1 }
+            state.registering[state.nextID] = false
             return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resume, watchers) = state.withLock {
-                    state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
-                    if state.cancelledEarly.remove(id) != nil { return (.failure(CancellationError()), []) }
+                let (resume, waiters) = state.withLock {
+                    state -> (Result<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+                    if state.registering.removeValue(forKey: id) == true { return (.failure(CancellationError()), []) }
                     state.history.append(state.now.duration(to: deadline))
                     if deadline <= state.now { return (.success(()), []) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return (nil, state.takeSatisfiedWatchers())
+                    return (nil, state.takeSatisfiedWaiters())
                 }
                 if let resume { continuation.resume(with: resume) }
-                for watcher in watchers { watcher.resume() }
+                for waiter in waiters { waiter.resume() }
             }
         } onCancel: {
-            let sleeper = state.withLock { state in
-                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
-                    state.cancelledEarly.insert(id)
-                    return Sleeper?.none
-                }
-                return sleeper
+            let sleeper = state.withLock { state -> Sleeper? in
+                if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper }
+                // Not registered yet: its registration throws. Already woken: nothing to do.
+                if state.registering[id] != nil { state.registering[id] = true }
+                return nil
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
@@ -150,23 +165,34 @@ public final class TestClock: Clock, Sendable {
     /// Returns once at least `count` tasks are sleeping on the clock: the hook that replaces
     /// polling a sleeper count.
     ///
-    /// - Parameter count: How many sleepers to wait for.
-    public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.sleepers.count < count else { return true }
-                state.sleeperWatchers.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
+    /// - Parameters:
+    ///   - count: How many sleepers to wait for.
+    ///   - timeout: How long to wait at most, in real time: the clock itself moves only when the
+    ///     test advances it, which the test cannot do while it waits here.
+    /// - Throws: ``WaitTimeoutError`` when fewer tasks sleep when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
+    public func waitForSleepers(_ count: Int = 1, within timeout: Duration = WaitTimeoutError.defaultTimeout)
+        async throws
+    {
+        try await state.wait(on: \.sleeperWaiters, for: count, within: timeout) {
+            $0.sleepers.count >= count
+        } timeoutError: {
+            WaitTimeoutError(
+                expected: "\(count) task(s) to sleep on the test clock",
+                observed: "\($0.sleepers.count) sleeping at \($0.now.offset)",
+                timeout: timeout
+            )
         }
     }
 
     /// Waits until a task sleeps, and returns how long until the earliest sleeper wakes.
     ///
+    /// - Parameter timeout: How long to wait for a sleeper at most, in real time.
     /// - Returns: The time from now to the earliest deadline.
-    public func nextDeadline() async -> Duration {
-        await waitForSleepers(1)
+    /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
+    ///   when the task is cancelled first.
+    public func nextDeadline(within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws -> Duration {
+        try await waitForSleepers(1, within: timeout)
         return state.withLock { state in
             state.sleepers.values.map { state.now.duration(to: $0.deadline) }.min() ?? .zero
         }
@@ -174,10 +200,15 @@ public final class TestClock: Clock, Sendable {
 
     /// Advances to the earliest sleeper's deadline, once one is sleeping.
     ///
+    /// - Parameter timeout: How long to wait for a sleeper at most, in real time.
     /// - Returns: How far time moved.
+    /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
+    ///   when the task is cancelled first. The clock does not move then.
     @discardableResult
-    public func advanceToNextDeadline() async -> Duration {
-        let delay = await nextDeadline()
+    public func advanceToNextDeadline(within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws
+        -> Duration
+    {
+        let delay = try await nextDeadline(within: timeout)
         advance(by: delay)
         return delay
     }

@@ -27,7 +27,7 @@ extension EventPayloadValue: WireCodablePayload {
     /// - Throws: A `DecodingError` when `data` is not a payload of `event`.
     public init(event: SystemEvent, dataFrom decoder: any Decoder) throws {
         func decode<Payload: EventPayload<SystemEvent> & Decodable>(_: Payload.Type) throws -> EventPayloadValue {
-            try Payload(from: decoder).payloadValue
+            try Payload(from: decoder).checkedPayloadValue
         }
         self = try decode(event.payloadType)
     }

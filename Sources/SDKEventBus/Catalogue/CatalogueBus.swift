@@ -204,6 +204,8 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     /// Fires a payload struct to every listener of its event that is subscribed now.
     ///
     /// The same as ``fire(_:)-(Catalogue.Payload)`` with the struct's ``EventPayload/payloadValue``.
+    /// A debug build stops when that value is another event's (a struct whose `event` and
+    /// `payloadValue` disagree), with a message that names both events.
     ///
     /// ```swift
     /// emitter.fire(ConversionPayload(goalId: "g1", visitorId: "v1"))
@@ -211,7 +213,7 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     ///
     /// - Parameter payload: The event's payload.
     public func fire<Payload: EventPayload>(_ payload: Payload) where Payload.Catalogue == Catalogue {
-        fire(payload.payloadValue)
+        fire(payload.checkedPayloadValue)
     }
 
     /// Shuts the bus down: every subscription ends, event sequences finish, and callbacks are

@@ -50,6 +50,14 @@ where RawValue == String {
 extension EventCatalogue {
     /// No replay: late listeners do not receive earlier fires.
     public var replayRule: ReplayRule { .none }
+
+    /// Why this event cannot be fired or subscribed to, when a hand-written `allCases` leaves it out:
+    /// one sentence naming the event and the catalogue, and what to do.
+    package var missingFromAllCasesDiagnosis: String {
+        "\(Self.self).\(self) (\"\(rawValue)\") is not in \(Self.self).allCases, which lists "
+            + "\(Self.allCases.map(\.rawValue)): a bus has listeners only for the events allCases lists; "
+            + "add it to the hand-written allCases, or let CaseIterable synthesize it"
+    }
 }
 
 /// The payload sum type of an ``EventCatalogue``: every value knows its event.
@@ -68,7 +76,9 @@ public protocol CataloguePayload: Sendable {
 ///
 /// Computed once per bus. For a plain enum (one byte, cases in declaration order, which is what
 /// `CaseIterable` synthesizes) the position is read from the value itself at no cost; any other
-/// conformer uses a dictionary.
+/// conformer uses a dictionary. An event missing from a hand-written `allCases` has no position:
+/// using it traps with `missingFromAllCasesDiagnosis`, in every build, rather than reach another
+/// event's listeners.
 struct CatalogueIndex<Event: EventCatalogue>: Sendable {
     let events: [Event]
     private let readsTag: Bool
@@ -89,7 +99,20 @@ struct CatalogueIndex<Event: EventCatalogue>: Sendable {
     /// The position of `event` in `allCases`.
     @inline(__always)
     func position(of event: Event) -> Int {
-        readsTag ? Int(unsafeBitCast(event, to: UInt8.self)) : positions[event] ?? 0
+        if readsTag {
+            // Every listed event's tag is its position; a tag past them is an event left out of
+            // `allCases` after the listed ones.
+            let tag = Int(unsafeBitCast(event, to: UInt8.self))
+            guard tag < events.count else { Self.trapMissing(event) }
+            return tag
+        }
+        guard let position = positions[event] else { Self.trapMissing(event) }
+        return position
+    }
+
+    @inline(never)
+    private static func trapMissing(_ event: Event) -> Never {
+        preconditionFailure(event.missingFromAllCasesDiagnosis)
     }
 
     /// The replay rule of every event, by position.

@@ -166,9 +166,15 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     /// Returns once at least `count` callers are suspended in ``ready()``, or readiness is decided:
     /// a hook for tests, instead of polling.
     ///
-    /// - Parameter count: How many suspended callers to wait for.
-    public func waitForReadyWaiters(_ count: Int) async {
-        await store.waitForWaiters(count)
+    /// - Parameters:
+    ///   - count: How many suspended callers to wait for.
+    ///   - timeout: How long to wait at most, in real time.
+    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
+    public func waitForReadyWaiters(
+        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+    ) async throws {
+        try await store.waitForWaiters(count, within: timeout)
     }
 
     /// The configuration in effect, or `nil` before the first one.

@@ -34,6 +34,10 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
         /// The body is empty or only whitespace.
         public static let emptyBody = Code(value: .emptyBody)
         /// The body is larger than the limit the fetch service allows.
+        ///
+        /// The package's decoders never throw it: ``HTTPConfigFetchService`` refuses an oversized
+        /// body before decoding, with ``ConfigFetchError/Code/bodyTooLarge``. It is for a fetch
+        /// service or `decode(from:)` of your own that enforces a limit.
         public static let bodyTooLarge = Code(value: .bodyTooLarge)
         /// The body is not UTF-8 (it has a byte order mark, is UTF-16, or has an invalid byte).
         public static let invalidEncoding = Code(value: .invalidEncoding)
@@ -43,13 +47,16 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
         public static let nestingTooDeep = Code(value: .nestingTooDeep)
         /// An object has the same key twice.
         public static let duplicateKey = Code(value: .duplicateKey)
-        /// A number is too large to represent.
+        /// A number is too large to represent, or does not fit its field's type (`300` for a
+        /// `UInt8`, `99999999999999999999` for an `Int`).
         public static let numberOutOfRange = Code(value: .numberOutOfRange)
         /// A required field is absent (or `null`).
         public static let missingField = Code(value: .missingField)
-        /// A field has the wrong JSON type.
+        /// A field has the wrong JSON type, or a fraction where a whole number is expected (`1.5`
+        /// for an `Int`).
         public static let wrongType = Code(value: .wrongType)
-        /// A field has the right type but a value that cannot be used.
+        /// A field has the right type but a value that cannot be used: an unknown enum case, an
+        /// invalid URL, or a value your type's own `init(from:)` rejected with an error of its own.
         public static let invalidValue = Code(value: .invalidValue)
 
         /// The code's name, for logs.
@@ -103,5 +110,74 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
             text += ", at \(path)"
         }
         return text + ": \(reason)"
+    }
+}
+
+extension ConfigDecodingError {
+    /// A decoding failure with the coding path where it happened, as ``PathTracingDecoder`` finds
+    /// it: the decoder's error for a value it could not convert, or a type's own error.
+    struct Located: Error {
+        /// What a number field accepts.
+        struct NumberType {
+            /// Whether the type holds whole numbers only.
+            var isWholeNumber: Bool
+            /// The values it holds, in words.
+            var range: String
+        }
+
+        /// Where the failure happened.
+        var codingPath: [any CodingKey] = []
+        /// The Swift type being decoded there.
+        var typeName = "the expected type"
+        /// The accepted numbers, when the type is a number type.
+        var number: NumberType?
+        /// What was thrown.
+        var underlying: any Error
+
+        /// Locates `underlying`, thrown while decoding `type` at `codingPath`.
+        init(codingPath: [any CodingKey], type: Any.Type, underlying: any Error) {
+            self.codingPath = codingPath
+            self.typeName = "\(type)"
+            self.number = Self.numberType(type)
+            self.underlying = underlying
+        }
+
+        /// A failure nothing located.
+        init(underlying: any Error) {
+            self.underlying = underlying
+        }
+
+        /// Whether the decoder threw it (a value it could not convert), rather than a type's own
+        /// `init(from:)`.
+        var isDecoderError: Bool { literal != nil || "\(type(of: underlying))" == "JSONError" }
+
+        /// The number as it is written in the body, when the decoder's error quotes it (the decoder of
+        /// swift-foundation: `numberIsNotRepresentableInSwift(parsed:)`).
+        var literal: String? {
+            guard "\(underlying)".hasPrefix("numberIsNotRepresentableInSwift") else { return nil }
+            return Self.firstString(in: Mirror(reflecting: underlying), depth: 3)
+        }
+
+        private static func firstString(in mirror: Mirror, depth: Int) -> String? {
+            for child in mirror.children {
+                if let string = child.value as? String { return string }
+                if depth > 0, let found = firstString(in: Mirror(reflecting: child.value), depth: depth - 1) {
+                    return found
+                }
+            }
+            return nil
+        }
+
+        private static func numberType(_ type: Any.Type) -> NumberType? {
+            func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> NumberType {
+                NumberType(isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
+            }
+            func floatingPoint<Float: BinaryFloatingPoint>(_: Float.Type) -> NumberType {
+                NumberType(isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
+            }
+            if let integerType = type as? any FixedWidthInteger.Type { return integer(integerType) }
+            if let floatingPointType = type as? any BinaryFloatingPoint.Type { return floatingPoint(floatingPointType) }
+            return nil
+        }
     }
 }

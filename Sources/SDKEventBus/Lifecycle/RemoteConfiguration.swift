@@ -58,7 +58,9 @@ extension RemoteConfiguration where Self: Decodable {
     ///
     /// The body must be UTF-8 JSON without a byte order mark, with no duplicate keys, nested at most
     /// ``maximumNestingDepth`` deep, and with every required field present and of the right type.
-    /// Syntax errors name the line, column and byte; decoding errors the JSON path.
+    /// Syntax errors name the line, column and byte; every other error the JSON path and the reason,
+    /// also for a number that does not fit its field's type (`1.5` or `99999999999999999999` for an
+    /// `Int`) and for an error your own `init(from:)` throws.
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
@@ -67,10 +69,8 @@ extension RemoteConfiguration where Self: Decodable {
         try JSONSyntaxValidator.validate(body, maximumDepth: maximumNestingDepth)
         do {
             return try JSONDecoder().decode(Self.self, from: body)
-        } catch let error as DecodingError {
-            throw ConfigDecodingError(error)
         } catch {
-            throw ConfigDecodingError(code: .invalidValue, reason: "\(error)")
+            throw ConfigDecodingError(decoding: Self.self, from: body, failedWith: error)
         }
     }
 }
@@ -88,6 +88,62 @@ extension RemoteConfiguration where Self: Encodable {
 }
 
 extension ConfigDecodingError {
+    /// The error for a body the validator accepted and `JSONDecoder` rejected, with its path.
+    ///
+    /// `JSONDecoder` gives no path for a number that does not fit its field's type, nor for an error
+    /// a type's own `init(from:)` throws: for those the body is decoded again through a
+    /// ``PathTracingDecoder``, which says where.
+    ///
+    /// - Parameters:
+    ///   - type: The type that was decoded.
+    ///   - body: The body, valid JSON.
+    ///   - error: What `JSONDecoder` threw.
+    init<Value: Decodable>(decoding type: Value.Type, from body: Data, failedWith error: any Error) {
+        if let error = error as? DecodingError, !Self.needsLocating(error) {
+            self.init(error)
+            return
+        }
+        switch PathTracingDecoder.failure(decoding: type, from: body) {
+        case let located as Located: self.init(located)
+        case let decoding as DecodingError where !Self.needsLocating(decoding): self.init(decoding)
+        default:
+            // The second pass did not fail where the first did (a type that decodes differently
+            // each time): say what is known.
+            if let decoding = error as? DecodingError {
+                self.init(decoding)
+            } else {
+                self.init(Located(underlying: error))
+            }
+        }
+    }
+
+    /// Whether `JSONDecoder` reported `error` without saying where: a value it could not convert is
+    /// reported as the whole body being corrupt ("The given data was not valid JSON").
+    private static func needsLocating(_ error: DecodingError) -> Bool {
+        guard case .dataCorrupted(let context) = error else { return false }
+        return context.codingPath.isEmpty
+    }
+
+    /// Translates a failure the path-tracing pass located.
+    init(_ located: Located) {
+        let path = Self.path(located.codingPath)
+        guard let number = located.number, let literal = located.literal else {
+            self.init(
+                code: .invalidValue, path: path,
+                reason: located.isDecoderError
+                    ? "the value cannot be decoded as \(located.typeName)" : "\(located.underlying)")
+            return
+        }
+        if number.isWholeNumber, let value = Double(literal), value.rounded(.towardZero) != value {
+            self.init(
+                code: .wrongType, path: path, reason: "expected a whole number (\(located.typeName)), found \(literal)")
+        } else {
+            self.init(
+                code: .numberOutOfRange, path: path,
+                reason: "the number \(literal.prefix(40)) does not fit in \(located.typeName) (\(number.range))")
+        }
+    }
+
     /// Translates the decoder's error into one that names the path and the expectation in words.
     init(_ error: DecodingError) {
         switch error {

@@ -63,8 +63,20 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
         var next = 0
         var afterScript: Outcome?
         var calls: [Call] = []
+        /// How many fetches have ended, returning or throwing.
+        var finished = 0
+        /// Fetches suspended in ``Outcome/hangIgnoringCancellation``.
         var stuck: [CheckedContinuation<Void, Never>] = []
-        var fetchWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// How many times ``release()`` was called.
+        ///
+        /// A fetch notes it when it starts; if it has grown by the time the fetch comes to hang, a
+        /// release came in between and the fetch does not hang: a release right after
+        /// ``waitForFetches(_:within:)`` is never missed.
+        var releases = 0
+        /// Callers of ``waitForFetches(_:within:)``, each with the count it waits for.
+        var startWaiters = BoundedWaiters<Int>()
+        /// Callers of ``waitForFinishedFetches(_:within:)``, each with the count it waits for.
+        var finishWaiters = BoundedWaiters<Int>()
     }
 
     private let state: LockedValue<State>
@@ -96,21 +108,56 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
 
     /// Returns once at least `count` fetches have started: a hook for tests, instead of polling.
     ///
-    /// - Parameter count: How many fetches to wait for.
-    public func waitForFetches(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.calls.count < count else { return true }
-                state.fetchWatchers.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
+    /// A fetch counts as started as soon as it has taken its outcome from the script, before it
+    /// plays it.
+    ///
+    /// - Parameters:
+    ///   - count: How many fetches to wait for, counting those already started.
+    ///   - timeout: How long to wait at most, in real time.
+    /// - Throws: ``WaitTimeoutError`` when fewer have started when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
+    public func waitForFetches(_ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout)
+        async throws
+    {
+        try await state.wait(on: \.startWaiters, for: count, within: timeout) {
+            $0.calls.count >= count
+        } timeoutError: {
+            WaitTimeoutError(
+                expected: "\(count) fetch(es) to start", observed: "\($0.calls.count)", timeout: timeout)
         }
     }
 
-    /// Ends every fetch stuck in ``Outcome/hangIgnoringCancellation``.
+    /// Returns once at least `count` fetches have ended, returning or throwing: a hook for tests
+    /// that must know a fetch is over, for example after ``release()``.
+    ///
+    /// - Parameters:
+    ///   - count: How many fetches to wait for, counting those already ended.
+    ///   - timeout: How long to wait at most, in real time.
+    /// - Throws: ``WaitTimeoutError`` when fewer have ended when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
+    public func waitForFinishedFetches(
+        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+    ) async throws {
+        try await state.wait(on: \.finishWaiters, for: count, within: timeout) {
+            $0.finished >= count
+        } timeoutError: {
+            WaitTimeoutError(
+                expected: "\(count) fetch(es) to end",
+                observed: "\($0.finished) ended of \($0.calls.count) started",
+                timeout: timeout
+            )
+        }
+    }
+
+    /// Ends every fetch that has started and is stuck, or about to be stuck, in
+    /// ``Outcome/hangIgnoringCancellation``: they throw `CancellationError`.
+    ///
+    /// The release is remembered: a fetch that started before this call (and so counts for
+    /// ``waitForFetches(_:within:)``) but had not reached its hang yet ends as soon as it does. A fetch
+    /// that starts after this call hangs until the next one.
     public func release() {
         for fetch in state.withLock({ state in
+            state.releases += 1
             defer { state.stuck = [] }
             return state.stuck
         }) { fetch.resume() }
@@ -123,12 +170,10 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
     ///   `CancellationError`.
     @concurrent
     public func fetchLiveConfig() async throws -> Config {
-        let (number, outcome, watchers) = state.withLock {
-            state -> (Int, Outcome?, [CheckedContinuation<Void, Never>]) in
+        let (number, outcome, releases, watchers) = state.withLock {
+            state -> (Int, Outcome?, Int, [CheckedContinuation<Void, any Error>]) in
             state.calls.append(Call(number: state.calls.count + 1))
             let count = state.calls.count
-            let ready = state.fetchWatchers.filter { $0.count <= count }.map(\.continuation)
-            state.fetchWatchers.removeAll { $0.count <= count }
             let outcome: Outcome?
             if state.next < state.script.count {
                 outcome = state.script[state.next]
@@ -136,20 +181,26 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
             } else {
                 outcome = state.afterScript ?? state.script.last
             }
-            return (count, outcome, ready)
+            return (count, outcome, state.releases, state.startWaiters.takeAll { $0 <= count })
         }
         for watcher in watchers { watcher.resume() }
+        let result: Result<Config, any Error>
         do {
-            let config = try await play(outcome ?? .hang)
-            state.withLock { $0.calls[number - 1].result = .success(config) }
-            return config
+            result = .success(try await play(outcome ?? .hang, releasesAtStart: releases))
         } catch {
-            state.withLock { $0.calls[number - 1].result = .failure(error) }
-            throw error
+            result = .failure(error)
         }
+        let finishWatchers = state.withLock { state in
+            state.calls[number - 1].result = result
+            state.finished += 1
+            let finished = state.finished
+            return state.finishWaiters.takeAll { $0 <= finished }
+        }
+        for watcher in finishWatchers { watcher.resume() }
+        return try result.get()
     }
 
-    private func play(_ outcome: Outcome) async throws -> Config {
+    private func play(_ outcome: Outcome, releasesAtStart: Int) async throws -> Config {
         switch outcome {
         case .config(let config):
             return config
@@ -159,11 +210,18 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
             throw error
         case .delayed(let duration, let outcome):
             try await clock.sleep(for: duration)
-            return try await play(outcome)
+            return try await play(outcome, releasesAtStart: releasesAtStart)
         case .hang:
             while true { try await Task.sleep(for: .seconds(3_600)) }
         case .hangIgnoringCancellation:
-            await withCheckedContinuation { continuation in state.withLock { $0.stuck.append(continuation) } }
+            await withCheckedContinuation { continuation in
+                let released = state.withLock { state in
+                    guard state.releases == releasesAtStart else { return true }
+                    state.stuck.append(continuation)
+                    return false
+                }
+                if released { continuation.resume() }
+            }
             throw CancellationError()
         }
     }

@@ -78,9 +78,15 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// decided: the hook for tests that must know their waiters are waiting, instead of polling
     /// ``waiterCount``.
     ///
-    /// - Parameter count: How many suspended waiters to wait for.
-    public nonisolated func waitForWaiters(_ count: Int) async {
-        await gate.waitForWaiters(count)
+    /// - Parameters:
+    ///   - count: How many suspended waiters to wait for.
+    ///   - timeout: How long to wait at most, in real time.
+    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
+    public nonisolated func waitForWaiters(
+        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+    ) async throws {
+        try await gate.waitForWaiters(count, within: timeout)
     }
 
     // MARK: Changes

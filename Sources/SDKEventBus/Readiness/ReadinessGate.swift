@@ -8,9 +8,9 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     typealias Continuation = CheckedContinuation<Outcome, any Error>
 
     private let machine = LockedValue(ReadinessStateMachine<Continuation, Outcome>())
-    /// Callers of ``waitForWaiters(_:)``; resumed when enough waiters are suspended, or the gate
-    /// is decided.
-    private let watchers = LockedValue<[(count: Int, continuation: CheckedContinuation<Void, Never>)]>([])
+    /// Callers of ``waitForWaiters(_:within:)``, each with the count it waits for; resumed when enough
+    /// waiters are suspended, or the gate is decided.
+    private let watchers = LockedValue(BoundedWaiters<Int>())
 
     /// The outcome, once the gate opened (and until it is shut down).
     var outcome: Outcome? { machine.withLock { $0.outcome } }
@@ -67,20 +67,31 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
 
     /// Returns once at least `count` waiters are suspended, or the gate is decided: a hook for
     /// tests, instead of polling ``waiterCount``.
-    func waitForWaiters(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            watchers.withLock { $0.append((count, continuation)) }
-            notifyWatchers()
+    ///
+    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when `timeout` (real time) passes;
+    ///   `CancellationError` when the task is cancelled first.
+    func waitForWaiters(_ count: Int, within timeout: Duration) async throws {
+        let id = watchers.withLock { $0.makeID() }
+        try await boundedWait(within: timeout) { continuation in
+            if let ended = watchers.withLock({ $0.register(id, count, continuation) }) {
+                continuation.resume(throwing: ended)
+            } else {
+                notifyWatchers()
+            }
+        } end: { [machine, watchers] timedOut in
+            let waiting = machine.withLock { $0.waiterCount }
+            let error: any Error =
+                timedOut
+                ? WaitTimeoutError(
+                    expected: "\(count) caller(s) waiting for readiness", observed: "\(waiting)", timeout: timeout)
+                : CancellationError()
+            watchers.withLock { $0.end(id, with: error) }?.resume(throwing: error)
         }
     }
 
     private func notifyWatchers() {
         let (waiting, isWaiting) = machine.withLock { ($0.waiterCount, $0.isWaiting) }
-        let ready = watchers.withLock { watchers in
-            let ready = watchers.filter { !isWaiting || $0.count <= waiting }.map(\.continuation)
-            watchers.removeAll { !isWaiting || $0.count <= waiting }
-            return ready
-        }
+        let ready = watchers.withLock { $0.takeAll { !isWaiting || $0 <= waiting } }
         for watcher in ready { watcher.resume() }
     }
 

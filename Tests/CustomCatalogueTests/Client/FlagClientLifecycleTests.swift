@@ -29,7 +29,7 @@ import Testing
         let clock = self.clock
         let readinesses = try await withThrowingTaskGroup(of: Readiness.self) { group in
             for _ in 0..<1_000 { group.addTask { try await client.ready() } }
-            await clock.waitForSleepers(1)  // the first fetch waits for the test
+            try await clock.waitForSleepers(1)  // the first fetch waits for the test
             clock.advance(by: .seconds(1))
             return try await group.reduce(into: [Readiness]()) { $0.append($1) }
         }
@@ -46,7 +46,7 @@ import Testing
         let kept = Task { try await client.ready() }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         clock.advance(by: .seconds(1))
         #expect(try await kept.value.source == .live)
         await client.shutdown()
@@ -56,7 +56,7 @@ import Testing
         let (client, _, _) = harness.client(harness.service([.delayed(.seconds(10), .body(FlagFixtures.data))]))
         let clock = self.clock
         let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
-        await clock.waitForSleepers(2)  // the fetch's 10 s and the caller's 2 s
+        try await clock.waitForSleepers(2)  // the fetch's 10 s and the caller's 2 s
         clock.advance(by: .seconds(2))
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
         #expect(error?.code == .timedOut)
@@ -75,7 +75,7 @@ import Testing
         let readiness = try await client.ready()
         #expect(readiness.source == .degraded)
         #expect(client.config == nil)
-        #expect(await clock.advanceToNextDeadline() == .seconds(1), "retried with backoff")
+        #expect(try await clock.advanceToNextDeadline() == .seconds(1), "retried with backoff")
         let keys = FlagFixtures.flagSet.flags.keys.sorted()
         #expect(
             try await events.next(2) == [
@@ -94,7 +94,7 @@ import Testing
         let (client, _, events) = harness.client(service, configuration: harness.configuration(cache: cache))
         #expect(try await client.ready().source == .cache)
         #expect(client.config == FlagFixtures.flagSet)
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         clock.advance(by: .seconds(1))
         #expect(
             try await events.next(2) == [
@@ -112,7 +112,7 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data), .body(FlagFixtures.secondVersionData)])
         let (client, _, events) = harness.client(service)
         try await client.ready()
-        #expect(await clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await clock.advanceToNextDeadline() == .seconds(60))
         #expect(
             try await events.next(2) == [
                 Self.initializedLive, .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
@@ -127,7 +127,7 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data)], afterScript: nil)
         let (client, _, events) = harness.client(service)
         try await client.ready()
-        for _ in 0..<2 { #expect(await clock.advanceToNextDeadline() == .seconds(60)) }
+        for _ in 0..<2 { #expect(try await clock.advanceToNextDeadline() == .seconds(60)) }
         try await harness.steps.wait(for: 2, "two unchanged refreshes") { $0.appliedChange == .unchanged }
         await client.bus.flush()
         #expect(events.payloads == [Self.initializedLive])
@@ -151,14 +151,14 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data), .body(malformed.body), .body(FlagFixtures.data)])
         let (client, _, events) = harness.client(service)
         try await client.ready()
-        #expect(await clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await clock.advanceToNextDeadline() == .seconds(60))
         try await harness.steps.wait("a failed fetch") { $0.failure != nil }
         let error = try #require(harness.steps.steps.compactMap(\.failure).first as? ConfigDecodingError)
         #expect(error.code == malformed.code)
         if let path = malformed.path { #expect(error.path == path) }
         #expect(client.config == FlagFixtures.flagSet, "the last good flag set stays")
         #expect(client.status.lastFetchError is ConfigDecodingError)
-        #expect(await clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
+        #expect(try await clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
         try await harness.steps.wait("an unchanged refresh") { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
@@ -173,7 +173,7 @@ import Testing
         #expect(client.status.isReady == false)
         #expect(client.config == nil)
         #expect(events.payloads.isEmpty)
-        #expect(await clock.advanceToNextDeadline() == .seconds(1))
+        #expect(try await clock.advanceToNextDeadline() == .seconds(1))
         #expect(try await client.ready().source == .live)
         #expect(client.config == FlagFixtures.flagSet)
         await client.shutdown()
@@ -181,11 +181,11 @@ import Testing
 
     // MARK: Shutdown
 
-    @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async {
+    @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async throws {
         let service = harness.service([.hang])
         let (client, _, _) = harness.client(service)
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
-        await service.waitForFetches(1)
+        try await service.waitForFetches(1)
         await client.shutdown()
         for waiter in waiters {
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }
@@ -202,7 +202,7 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data)], afterScript: nil)
         let (client, _, _) = harness.client(service)
         try await client.ready()
-        await clock.waitForSleepers(1)  // the next refresh
+        try await clock.waitForSleepers(1)  // the next refresh
         await client.shutdown()
         let fetches = service.fetchCount
         clock.advance(by: .seconds(3_600))
@@ -212,10 +212,10 @@ import Testing
         #expect(client.status.isShutDown)
     }
 
-    @Test func shutdownDuringAFetchThatIgnoresCancellationReturnsPromptly() async {
+    @Test func shutdownDuringAFetchThatIgnoresCancellationReturnsPromptly() async throws {
         let service = harness.service([.hangIgnoringCancellation])
         let (client, _, events) = harness.client(service)
-        await service.waitForFetches(1)
+        try await service.waitForFetches(1)
         await client.shutdown()
         #expect(harness.steps.steps.last?.isStopped == true)
         service.release()

@@ -9,11 +9,17 @@ import Testing
 
     // MARK: Catalogues that keep their contract
 
+    /// One value of each payload struct of the flag catalogue.
+    static let flagTypedSamples: [any EventPayload<FlagEvent>] = [
+        InitializedPayload(source: .live), FlagsChangedPayload(changedKeys: ["a"]), FlagErrorPayload(message: "boom"),
+    ]
+
     @Test func flagCatalogueKeepsItsWireContract() throws {
         try CatalogueConformance<FlagEvent>(
             rawValues: Self.flagRawValues,
             replayRules: [.initialized: .sticky],
-            samples: FlagEventPayload.samples
+            samples: FlagEventPayload.samples,
+            typedSamples: Self.flagTypedSamples
         ).verify()
     }
 
@@ -35,6 +41,14 @@ import Testing
                 .locationDeactivated(LocationDeactivatedPayload()),
                 .audiences(AudiencesPayload(audienceIds: ["a1"], visitorId: "u1")),
                 .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
+            ],
+            typedSamples: [
+                ReadyPayload(), ConfigUpdatedPayload(snapshot: nil), ApiQueueReleasedPayload(eventCount: 3),
+                BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1"),
+                ConversionPayload(goalId: "g1", visitorId: "u1"),
+                SegmentsPayload(visitorId: "u1", segments: Segments(country: "DE")),
+                LocationActivatedPayload(properties: ["location": "checkout"]), LocationDeactivatedPayload(),
+                AudiencesPayload(audienceIds: ["a1"], visitorId: "u1"), DataStoreQueueReleasedPayload(),
             ]
         ).verify()
     }
@@ -87,6 +101,49 @@ import Testing
         #expect(check.problems.contains("no sample payload of error"), "\(check.problems)")
     }
 
+    // MARK: Payload structs
+
+    /// A payload struct whose `event` is `flags.changed` while its `payloadValue` wraps an `error`:
+    /// it compiles, and the check used to pass it, since nothing fed it the struct.
+    @Test func conformanceNamesAPayloadStructWhoseValueIsAnotherEvents() {
+        let check = CatalogueConformance<FlagEvent>(
+            rawValues: Self.flagRawValues,
+            replayRules: [.initialized: .sticky],
+            samples: FlagEventPayload.samples,
+            typedSamples: Self.flagTypedSamples + [SlippedFlagsChangedPayload(changedKeys: ["a"])]
+        )
+        #expect(
+            check.problems == [
+                "SlippedFlagsChangedPayload.event is flags.changed, but its payloadValue is a error payload: "
+                    + "fired, it would reach error listeners and no flags.changed listener; "
+                    + "make payloadValue wrap the flags.changed case"
+            ], "\(check.problems)")
+    }
+
+    @Test func conformanceNamesAPayloadStructThatDoesNotTakeBackItsOwnValue() {
+        let check = CatalogueConformance<FlagEvent>(
+            rawValues: Self.flagRawValues,
+            replayRules: [.initialized: .sticky],
+            samples: FlagEventPayload.samples,
+            typedSamples: [DeafFlagErrorPayload(message: "boom")]
+        )
+        #expect(
+            check.problems == [
+                "DeafFlagErrorPayload(_:) does not take back its own payloadValue, a error payload: "
+                    + "typed listeners of DeafFlagErrorPayload would receive nothing"
+            ], "\(check.problems)")
+    }
+
+    @Test func conformanceNamesAnEventMissingFromAHandWrittenAllCases() {
+        let check = CatalogueConformance<ShortListedEvent>(
+            rawValues: ["first", "last"], samples: [.first, .middle, .last])
+        #expect(
+            check.problems.contains(
+                "middle has a sample payload but is missing from ShortListedEvent.allCases: "
+                    + "firing or subscribing to it traps; add it to the hand-written allCases"),
+            "\(check.problems)")
+    }
+
     @Test func conformanceFailsWhenTheCommittedOrderDiffers() {
         let check = CatalogueConformance<FlagEvent>(
             rawValues: Self.flagRawValues.reversed(),
@@ -135,6 +192,68 @@ enum DriftedFlagPayload: WireCodablePayload, Equatable {
         case .initialized: self = .initialized
         case .flagsChanged: self = .flagsChanged(try FlagsChangedPayload(from: decoder).changedKeys)
         case .error: self = .error("")  // the bug: the message is dropped
+        }
+    }
+}
+
+/// `flags.changed`'s payload struct after a copy-paste slip: its value is an `error`.
+struct SlippedFlagsChangedPayload: EventPayload {
+    var changedKeys: [String]
+
+    static var event: FlagEvent { .flagsChanged }
+
+    init(changedKeys: [String]) {
+        self.changedKeys = changedKeys
+    }
+
+    init?(_ value: FlagEventPayload) {
+        guard case .flagsChanged(let payload) = value else { return nil }
+        changedKeys = payload.changedKeys
+    }
+
+    var payloadValue: FlagEventPayload { .error(FlagErrorPayload(message: changedKeys.joined())) }  // the slip
+}
+
+/// `error`'s payload struct whose extraction matches the wrong case.
+struct DeafFlagErrorPayload: EventPayload {
+    var message: String
+
+    static var event: FlagEvent { .error }
+
+    init(message: String) {
+        self.message = message
+    }
+
+    init?(_ value: FlagEventPayload) {
+        guard case .initialized = value else { return nil }  // the slip
+        message = ""
+    }
+
+    var payloadValue: FlagEventPayload { .error(FlagErrorPayload(message: message)) }
+}
+
+/// A catalogue whose hand-written `allCases` leaves out its middle event.
+enum ShortListedEvent: String, EventCatalogue {
+    case first
+    case middle
+    case last
+
+    static let allCases: [ShortListedEvent] = [.first, .last]
+
+    typealias Payload = ShortListedPayload
+}
+
+/// The payload of ``ShortListedEvent``: the event alone.
+enum ShortListedPayload: CataloguePayload {
+    case first
+    case middle
+    case last
+
+    var event: ShortListedEvent {
+        switch self {
+        case .first: .first
+        case .middle: .middle
+        case .last: .last
         }
     }
 }

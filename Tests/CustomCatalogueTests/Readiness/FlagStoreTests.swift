@@ -32,7 +32,7 @@ import Testing
             for _ in 0..<1_000 {
                 group.addTask { try await store.waitForReady() }
             }
-            await store.waitForWaiters(1_000)
+            try await store.waitForWaiters(1_000)
             await store.setConfig(FlagFixtures.flagSet, from: .cache)
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -54,7 +54,7 @@ import Testing
             try await store.waitForReady()
             return (recorder.events, store.config)
         }
-        await store.waitForWaiters(1)
+        try await store.waitForWaiters(1)
         await store.setConfig(FlagFixtures.flagSet)
         let (events, config) = try await waiter.value
         #expect(events == [.initialized])
@@ -88,14 +88,14 @@ import Testing
         #expect(recorder.events == [.initialized], "but no flag changed, so nothing fired")
     }
 
-    @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async {
+    @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async throws {
         let store = self.store
         let waiters = (0..<1_000).map { _ in
             Task { () -> Result<Readiness, any Error> in
                 do { return .success(try await store.waitForReady()) } catch { return .failure(error) }
             }
         }
-        await store.waitForWaiters(1_000)
+        try await store.waitForWaiters(1_000)
         for waiter in waiters[..<500] { waiter.cancel() }
         // Cancelled waiters resume promptly, before any flag set arrives.
         for waiter in waiters[..<500] {
@@ -125,7 +125,7 @@ import Testing
         let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        #expect(await clock.advanceToNextDeadline() == .seconds(5))
+        #expect(try await clock.advanceToNextDeadline() == .seconds(5))
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
         #expect(error?.code == .timedOut)
         #expect(error?.timeout == .seconds(5))
@@ -133,7 +133,7 @@ import Testing
         #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
 
         let later = Task { try await store.waitForReady() }
-        await store.waitForWaiters(1)
+        try await store.waitForWaiters(1)
         await store.setConfig(FlagFixtures.flagSet)
         #expect(try await later.value.source == .live)
     }
@@ -142,16 +142,16 @@ import Testing
         let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         await store.setConfig(FlagFixtures.flagSet)
         #expect(try await timed.value.source == .live)
         #expect(clock.sleeperCount == 0, "the timer was cancelled")
     }
 
-    @Test func shutdownResumesEveryWaiterWithATypedError() async {
+    @Test func shutdownResumesEveryWaiterWithATypedError() async throws {
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
-        await store.waitForWaiters(100)
+        try await store.waitForWaiters(100)
         store.shutdown()
         for waiter in waiters {
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }

@@ -154,7 +154,7 @@ struct TemporaryDirectory {
         #expect(client.status.source == .initial)
         #expect(client.config == a)
         // Ready from the initial configuration before the fetch starts: wait for its delay.
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleepers(1)
         harness.clock.advance(by: .seconds(5))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.status.source == .live)
@@ -164,13 +164,13 @@ struct TemporaryDirectory {
     @Test func statusReportsFailuresAndRecovery() async throws {
         let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
         let client = await makeClient([failure, failure, .config(a)])
-        #expect(await harness.clock.advanceToNextDeadline() == .seconds(1), "after the first failure")
+        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1), "after the first failure")
         await harness.diagnostics.wait(for: 2) { $0.isFetchFailed }
         let failing = client.status
         #expect(failing.consecutiveFailures == 2)
         #expect(failing.lastFetchError is MockConfigFetchService.SimulatedError)
         #expect(failing.lastSuccessfulFetch == nil && !failing.isReady)
-        #expect(await harness.clock.advanceToNextDeadline() == .seconds(2), "after the second")
+        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(2), "after the second")
         try await client.ready()
         await harness.diagnostics.wait { $0.appliedChange == .first }
         let recovered = client.status

@@ -26,7 +26,7 @@
             let model = client.observableStatus
             #expect(!model.isReady)
             let changed = observing { _ = model.isReady }
-            await rig.clock.waitForSleepers(1)
+            try await rig.clock.waitForSleepers(1)
             rig.clock.advance(by: .seconds(1))
             for await _ in changed {}
             await MainActor.run {}  // the update that notified has now been applied
@@ -43,14 +43,14 @@
             let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .failure(failure)), .config(a)]))
             let model = client.observableStatus
             let failed = observing { _ = model.consecutiveFailures }
-            await rig.clock.waitForSleepers(1)
+            try await rig.clock.waitForSleepers(1)
             rig.clock.advance(by: .seconds(1))
             for await _ in failed {}
             await MainActor.run {}
             #expect(model.consecutiveFailures == 1)
             #expect(model.lastError as? MockConfigFetchService.SimulatedError == failure)
             let recovered = observing { _ = model.lastError }
-            await rig.clock.advanceToNextDeadline()
+            try await rig.clock.advanceToNextDeadline()
             for await _ in recovered {}
             await MainActor.run {}
             #expect(model.lastError == nil)

@@ -17,15 +17,15 @@ import Testing
         _ script: [MockConfigFetchService.Outcome],
         afterScript: MockConfigFetchService.Outcome? = .hang,
         refreshInterval: Duration? = .seconds(60)
-    ) async -> (SDKClient, MockConfigFetchService, EventEmitter) {
+    ) async throws -> (SDKClient, MockConfigFetchService, EventEmitter) {
         let service = harness.mock(script, afterScript: afterScript)
         let (client, emitter) = harness.client(service, refreshInterval: refreshInterval)
-        #expect(await harness.clock.nextDeadline() == .seconds(1), "the first fetch waits for the test")
+        #expect(try await harness.clock.nextDeadline() == .seconds(1), "the first fetch waits for the test")
         return (client, service, emitter)
     }
 
     @Test func clientBecomesReadyFromTheFirstFetchAndTheConfigIsReadable() async throws {
-        let (client, _, _) = await makeClient([.config(a)])
+        let (client, _, _) = try await makeClient([.config(a)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
         #expect(client.config == a)
@@ -40,10 +40,10 @@ import Testing
         settings.refreshInterval = .milliseconds(1)
         #expect(settings.refreshInterval == .seconds(1), "the setter keeps the floor too")
 
-        let (client, service, _) = await makeClient([.config(a), .config(a), .config(a)], refreshInterval: .zero)
+        let (client, service, _) = try await makeClient([.config(a), .config(a), .config(a)], refreshInterval: .zero)
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        for _ in 0..<2 { #expect(await harness.clock.advanceToNextDeadline() == .seconds(1)) }
+        for _ in 0..<2 { #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1)) }
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3, "one fetch per second, not a hot loop")
         await client.shutdown()
@@ -51,13 +51,13 @@ import Testing
 
     @Test func failedFetchesAreRetriedWithBackoffWithoutFailingWaiters() async throws {
         let failure = MockConfigFetchService.SimulatedError("connection reset")
-        let (client, service, _) = await makeClient([
+        let (client, service, _) = try await makeClient([
             .failure(failure), .failure(failure), .failure(failure), .config(a),
         ])
         let waiter = Task { try await client.ready() }
         harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
-        for _ in 0..<3 { delays.append(await harness.clock.advanceToNextDeadline()) }
+        for _ in 0..<3 { delays.append(try await harness.clock.advanceToNextDeadline()) }
         _ = try await waiter.value
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4)])
         #expect(service.fetchCount == 4)
@@ -67,10 +67,11 @@ import Testing
 
     @Test func backoffIsCappedDuringAFailureStorm() async throws {
         let failure = MockConfigFetchService.SimulatedError("503")
-        let (client, service, _) = await makeClient(Array(repeating: .failure(failure), count: 1_000) + [.config(a)])
+        let (client, service, _) = try await makeClient(
+            Array(repeating: .failure(failure), count: 1_000) + [.config(a)])
         harness.clock.advance(by: .seconds(1))
         var delays: [Duration] = []
-        for _ in 0..<1_000 { delays.append(await harness.clock.advanceToNextDeadline()) }
+        for _ in 0..<1_000 { delays.append(try await harness.clock.advanceToNextDeadline()) }
         try await client.ready()
         #expect(Array(delays.prefix(6)) == [1, 2, 4, 8, 16, 30].map { Duration.seconds($0) })
         #expect(delays.dropFirst(5).allSatisfy { $0 == .seconds(30) })
@@ -79,10 +80,10 @@ import Testing
     }
 
     @Test func refreshFollowsTheIntervalAndAChangedConfigFiresConfigUpdated() async throws {
-        let (client, service, _) = await makeClient([.config(a), .config(b)])
+        let (client, service, _) = try await makeClient([.config(a), .config(b)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.config == b)
         #expect(service.fetchCount == 2)
@@ -97,10 +98,10 @@ import Testing
     }
 
     @Test func refreshWithTheSameConfigFiresNothing() async throws {
-        let (client, _, _) = await makeClient([.config(a), .config(a), .config(a)])
+        let (client, _, _) = try await makeClient([.config(a), .config(a), .config(a)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        for _ in 0..<2 { #expect(await harness.clock.advanceToNextDeadline() == .seconds(60)) }
+        for _ in 0..<2 { #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60)) }
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready])
@@ -109,15 +110,15 @@ import Testing
 
     @Test(arguments: MalformedBody.corpus)
     func malformedBodyIsRejectedKeepingTheLastGoodConfigWithoutAnyEvent(_ malformed: MalformedBody) async throws {
-        let (client, service, _) = await makeClient([.config(a), .body(malformed.body), .config(a)])
+        let (client, service, _) = try await makeClient([.config(a), .body(malformed.body), .config(a)])
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.isFetchFailed }
         let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? ConfigDecodingError)
         #expect(error.code == malformed.code)
         #expect(client.config == a, "the last good config stays")
-        #expect(await harness.clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
+        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
         await harness.diagnostics.wait { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
@@ -126,7 +127,7 @@ import Testing
     }
 
     @Test func malformedFirstBodyDoesNotMakeTheClientReady() async throws {
-        let (client, _, _) = await makeClient([.body(Data("[]".utf8)), .config(a)])
+        let (client, _, _) = try await makeClient([.body(Data("[]".utf8)), .config(a)])
         harness.clock.advance(by: .seconds(1))
         await harness.diagnostics.wait { $0.isFetchFailed }
         #expect(client.store.isReady == false)
@@ -138,11 +139,11 @@ import Testing
     }
 
     @Test func readyTimeoutThrowsAndALaterReadySucceeds() async throws {
-        let (client, _, _) = await makeClient([.delayed(.seconds(10), .config(a))])
+        let (client, _, _) = try await makeClient([.delayed(.seconds(10), .config(a))])
         let clock = harness.clock
         let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
         harness.clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
-        await harness.clock.waitForSleepers(2)  // the fetch and the timed wait
+        try await harness.clock.waitForSleepers(2)  // the fetch and the timed wait
         harness.clock.advance(by: .seconds(2))
         await #expect(throws: ReadinessError.timedOut(after: .seconds(2))) { try await timed.value }
         harness.clock.advance(by: .seconds(8))
@@ -151,10 +152,10 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async {
-        let (client, _, _) = await makeClient([.hang])
+    @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async throws {
+        let (client, _, _) = try await makeClient([.hang])
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
-        await client.store.waitForWaiters(10)
+        try await client.store.waitForWaiters(10)
         await client.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
@@ -164,10 +165,10 @@ import Testing
     }
 
     @Test func shutdownStopsFetching() async throws {
-        let (client, service, _) = await makeClient([.config(a)], afterScript: nil)
+        let (client, service, _) = try await makeClient([.config(a)], afterScript: nil)
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
-        _ = await harness.clock.nextDeadline()
+        _ = try await harness.clock.nextDeadline()
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
         let fetches = service.fetchCount
@@ -177,18 +178,18 @@ import Testing
         #expect(client.config == a, "the last config stays readable")
     }
 
-    @Test func shutdownDuringAHangingFetchReturnsPromptly() async {
-        let (client, service, _) = await makeClient([.hang])
+    @Test func shutdownDuringAHangingFetchReturnsPromptly() async throws {
+        let (client, service, _) = try await makeClient([.hang])
         harness.clock.advance(by: .seconds(1))
-        await service.waitForFetches(1)
+        try await service.waitForFetches(1)
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
 
-    @Test func shutdownDuringASlowFetchDiscardsItsResult() async {
-        let (client, _, _) = await makeClient([.delayed(.seconds(30), .config(a))])
+    @Test func shutdownDuringASlowFetchDiscardsItsResult() async throws {
+        let (client, _, _) = try await makeClient([.delayed(.seconds(30), .config(a))])
         harness.clock.advance(by: .seconds(1))
-        await harness.clock.waitForSleepers(1)  // the fetch waits its 30 s
+        try await harness.clock.waitForSleepers(1)  // the fetch waits its 30 s
         await client.shutdown()
         harness.clock.advance(by: .seconds(30))
         #expect(client.config == nil)
@@ -197,7 +198,7 @@ import Testing
     }
 
     @Test func withoutARefreshIntervalTheLifecycleFetchesOnlyOnDemandAfterTheFirstSuccess() async throws {
-        let (client, service, _) = await makeClient([.config(a), .config(b)], refreshInterval: nil)
+        let (client, service, _) = try await makeClient([.config(a), .config(b)], refreshInterval: nil)
         harness.clock.advance(by: .seconds(1))
         try await client.ready()
         #expect(try await client.refreshNow() == .updated)
@@ -208,17 +209,17 @@ import Testing
     }
 
     @Test func sdkAuthorFiresThroughTheEmitterFromMake() async throws {
-        let (client, _, emitter) = await makeClient([.config(a)])
+        let (client, _, emitter) = try await makeClient([.config(a)])
         emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
         await client.bus.flush()
         #expect(harness.recorder.events == [.conversion])
         await client.shutdown()
     }
 
-    @Test func droppingTheClientStopsItsLifecycle() async {
+    @Test func droppingTheClientStopsItsLifecycle() async throws {
         weak var weakClient: SDKClient?
         do {
-            let (client, _, _) = await makeClient([.hang])
+            let (client, _, _) = try await makeClient([.hang])
             weakClient = client
             harness.clock.advance(by: .seconds(1))
         }

@@ -309,10 +309,10 @@ import Testing
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
             try await client.ready()
-            #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
             await harness.diagnostics.wait { $0.appliedChange == .unchanged }
             version.withLock { $0 = (Self.changed, "\"v2\"") }
-            #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
             await harness.diagnostics.wait { $0.appliedChange == .updated }
             await client.bus.flush()
             #expect(harness.recorder.events == [.ready, .configUpdated])
@@ -332,17 +332,17 @@ import Testing
         try await Self.withServer(answering: handler) { _, service in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(await harness.clock.advanceToNextDeadline() == .seconds(120), "not the 1 s backoff")
+            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(120), "not the 1 s backoff")
             try await client.ready()
             await client.shutdown()
         }
     }
 
     @Test @MainActor func clientErrorIsNotRetriedUntilTheNextRefresh() async throws {
-        try await Self.withServer(answering: Response(status: 404)) { _, service in
+        try await Self.withServer(answering: Response(status: 404)) { _, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(await harness.clock.nextDeadline() == .seconds(60), "the refresh interval, not a backoff")
+            #expect(try await harness.clock.nextDeadline() == .seconds(60), "the refresh interval, not a backoff")
             #expect(client.status.lastFetchError is ConfigFetchError)
             await client.shutdown()
         }
@@ -350,11 +350,11 @@ import Testing
 
     @Test @MainActor func clientErrorWithoutARefreshIntervalRetriesAfterTheLongestBackoff() async throws {
         // Stopping instead would leave ready() waiting forever.
-        try await Self.withServer(answering: Response(status: 401)) { server, service in
+        try await Self.withServer(answering: Response(status: 401)) { server, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service, refreshInterval: nil)
-            #expect(await harness.clock.advanceToNextDeadline() == .seconds(30))
-            #expect(await harness.clock.nextDeadline() == .seconds(30), "the second attempt failed and waits again")
+            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(30))
+            #expect(try await harness.clock.nextDeadline() == .seconds(30), "the second attempt failed and waits again")
             #expect(server.receivedRequests.count == 2)
             await client.shutdown()
         }
@@ -362,10 +362,10 @@ import Testing
 
     @Test @MainActor func hugeRetryAfterIsClampedInsteadOfOverflowingTheClock() async throws {
         try await Self.withServer(answering: Response(status: 503, headers: ["Retry-After": "9223372036854775807"])) {
-            _, service in
+            _, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(await harness.clock.nextDeadline() == .seconds(86_400))
+            #expect(try await harness.clock.nextDeadline() == .seconds(86_400))
             await client.shutdown()
         }
     }
@@ -383,7 +383,7 @@ import Testing
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
             var delays: [Duration] = []
-            for _ in 0..<4 { delays.append(await harness.clock.advanceToNextDeadline()) }
+            for _ in 0..<4 { delays.append(try await harness.clock.advanceToNextDeadline()) }
             #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
             await client.shutdown()
         }

@@ -19,7 +19,7 @@ import Testing
         try await rig.steps.wait { $0.isFetchFailed }
         #expect(client.config == a, "the last good configuration stays")
         #expect(try await client.ready().source == .initial, "readiness stands")
-        #expect(await rig.clock.advanceToNextDeadline() > .zero, "the lifecycle still schedules fetches")
+        #expect(try await rig.clock.advanceToNextDeadline() > .zero, "the lifecycle still schedules fetches")
         try await rig.steps.wait { $0.appliedChange == .updated }
         #expect(client.config == b)
         await client.shutdown()
@@ -38,7 +38,7 @@ import Testing
         let (client, _) = rig.client(service, refreshInterval: nil)
         try await client.ready()
         let refresh = Task { try await client.refreshNow() }
-        await service.waitForFetches(2)
+        try await service.waitForFetches(2)
         await client.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await refresh.value }
     }
@@ -47,7 +47,7 @@ import Testing
         let (client, _) = rig.client(rig.service([.config(a)]), policy: .degraded(deadline: .seconds(3)))
         #expect(try await client.ready().source == .live)
         try await rig.steps.wait { $0.appliedChange == .first }
-        #expect(await rig.clock.advanceToNextDeadline() == .seconds(60), "the next refresh, not the deadline")
+        #expect(try await rig.clock.advanceToNextDeadline() == .seconds(60), "the next refresh, not the deadline")
         await client.shutdown()
     }
 

@@ -27,8 +27,8 @@ import Testing
         let (client, _) = rig.client(service)
         try await client.ready()
         let refreshes = (0..<5).map { _ in Task { try await client.refreshNow() } }
-        await service.waitForFetches(2)
-        await rig.clock.waitForSleepers(1)  // the second fetch waits its scripted second
+        try await service.waitForFetches(2)
+        try await rig.clock.waitForSleepers(1)  // the second fetch waits its scripted second
         rig.clock.advance(by: .seconds(1))
         for refresh in refreshes { #expect(try await refresh.value == .updated) }
         #expect(service.fetchCount == 2, "five refreshes, one fetch")
@@ -39,11 +39,11 @@ import Testing
         let service = rig.service([.config(a), .delayed(.seconds(5), .config(b))])
         let (client, _) = rig.client(service, refreshInterval: .seconds(60))
         try await client.ready()
-        await rig.clock.waitForSleepers(1)
+        try await rig.clock.waitForSleepers(1)
         rig.clock.advance(by: .seconds(60))  // the scheduled refresh starts and takes 5 s
-        await service.waitForFetches(2)
+        try await service.waitForFetches(2)
         let refresh = Task { try await client.refreshNow() }
-        await rig.clock.waitForSleepers(1)
+        try await rig.clock.waitForSleepers(1)
         rig.clock.advance(by: .seconds(5))
         #expect(try await refresh.value == .updated)
         #expect(service.fetchCount == 2)
@@ -64,7 +64,7 @@ import Testing
         let (client, _) = rig.client(service)
         try await client.ready()
         let refresh = Task { try await client.refreshNow() }
-        await service.waitForFetches(2)
+        try await service.waitForFetches(2)
         refresh.cancel()
         await #expect(throws: CancellationError.self) { try await refresh.value }
         rig.clock.advance(by: .seconds(1))
@@ -113,15 +113,15 @@ import Testing
         let service = rig.service([.config(a), .config(b)])
         let (client, _) = rig.client(service, refreshInterval: .seconds(60))
         try await client.ready()
-        await rig.clock.waitForSleepers(1)
+        try await rig.clock.waitForSleepers(1)
         client.handle(.lowPowerModeChanged(isEnabled: true))
         try await rig.steps.wait("the pause") { if case .refreshPaused(true) = $0 { true } else { false } }
         rig.clock.advance(by: .seconds(120))
         #expect(service.fetchCount == 1, "no scheduled refresh while paused")
         #expect(try await client.refreshNow() == .updated, "a refresh on demand still runs")
         client.handle(.lowPowerModeChanged(isEnabled: false))
-        await rig.clock.waitForSleepers(1)
-        #expect(await rig.clock.nextDeadline() == .seconds(60), "scheduled refreshes resume")
+        try await rig.clock.waitForSleepers(1)
+        #expect(try await rig.clock.nextDeadline() == .seconds(60), "scheduled refreshes resume")
         await client.shutdown()
     }
 
@@ -129,7 +129,7 @@ import Testing
         let service = rig.service([.config(a), .config(b)])
         let (client, _) = rig.client(service, refreshInterval: .seconds(60))
         try await client.ready()
-        await rig.clock.waitForSleepers(1)
+        try await rig.clock.waitForSleepers(1)
         client.handle(.lowPowerModeChanged(isEnabled: true))
         try await rig.steps.wait("the pause") { if case .refreshPaused(true) = $0 { true } else { false } }
         rig.clock.advance(by: .seconds(90))

@@ -29,7 +29,7 @@ import Testing
             try await store.waitForReady()
             return store.config
         }
-        await store.waitForWaiters(1)
+        try await store.waitForWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         #expect(try await waiter.value == Fixtures.config(named: "A"))
         await bus.flush()
@@ -74,7 +74,7 @@ import Testing
         #expect(store.waiterCount == 0)
     }
 
-    @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async {
+    @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async throws {
         let store = self.store
         let waiters = (0..<1_000).map { _ in
             Task { () -> Result<Void, any Error> in
@@ -86,7 +86,7 @@ import Testing
                 }
             }
         }
-        await store.waitForWaiters(1_000)
+        try await store.waitForWaiters(1_000)
         for waiter in waiters[..<500] { waiter.cancel() }
         // Cancelled waiters resume promptly, before any configuration arrives.
         for waiter in waiters[..<500] {
@@ -116,7 +116,7 @@ import Testing
         let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        #expect(await clock.nextDeadline() == .seconds(5))
+        #expect(try await clock.nextDeadline() == .seconds(5))
         clock.advance(by: .seconds(5))
         do {
             _ = try await timed.value
@@ -129,7 +129,7 @@ import Testing
         #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
-        await store.waitForWaiters(1)
+        try await store.waitForWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await later.value
     }
@@ -138,16 +138,16 @@ import Testing
         let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        _ = await clock.nextDeadline()
+        _ = try await clock.nextDeadline()
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await timed.value
         #expect(clock.sleeperCount == 0, "the timer was cancelled")
     }
 
-    @Test func shutDownResumesEveryWaiterWithATypedError() async {
+    @Test func shutDownResumesEveryWaiterWithATypedError() async throws {
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
-        await store.waitForWaiters(100)
+        try await store.waitForWaiters(100)
         store.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }

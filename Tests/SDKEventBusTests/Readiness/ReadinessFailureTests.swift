@@ -14,8 +14,8 @@ import Testing
         let service = rig.service([.delayed(.seconds(1), .failure(InvalidSDKKey()))])
         let (client, events) = rig.client(service)
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
-        await client.waitForReadyWaiters(10)
-        await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
+        try await client.waitForReadyWaiters(10)
+        try await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
         rig.clock.advance(by: .seconds(1))
         for waiter in waiters {
             await #expect(throws: InvalidSDKKey()) { try await waiter.value }
@@ -32,7 +32,7 @@ import Testing
         _ = bus
         let store = ConfigStore(emitter: emitter)
         let waiter = Task { try await store.waitForReady() }
-        await store.waitForWaiters(1)
+        try await store.waitForWaiters(1)
         store.recordError(MockConfigFetchService.SimulatedError("timeout"))
         #expect(store.lastError as? MockConfigFetchService.SimulatedError == .init("timeout"))
         #expect(store.waiterCount == 1)
@@ -46,7 +46,7 @@ import Testing
             let ready = EventRecorder(bus, delivery: .immediate)
             let store = ConfigStore(emitter: emitter)
             let waiters = (0..<20).map { _ in Task { try await store.waitForReady() } }
-            await store.waitForWaiters(20)
+            try await store.waitForWaiters(20)
             let config = a
             async let applied = store.setConfig(config)
             async let failed = Task.detached { store.failReadiness(with: InvalidSDKKey()) }.value
@@ -71,7 +71,7 @@ import Testing
         for round in 0..<200 {
             let store = ConfigStore(emitter: EventBus.makeBus().emitter)
             let waiters = (0..<20).map { _ in Task { try await store.waitForReady() } }
-            await store.waitForWaiters(20)
+            try await store.waitForWaiters(20)
             async let failed = Task.detached { store.failReadiness(with: InvalidSDKKey()) }.value
             async let stopped: Void = Task.detached { store.shutdown() }.value
             _ = await (failed, stopped)

@@ -42,7 +42,7 @@ import Testing
         for failures in 1...2 {
             try await rig.steps.wait(for: failures, "failure \(failures)") { $0.failure != nil }
             #expect(!client.status.isReady)
-            await rig.clock.advanceToNextDeadline()
+            try await rig.clock.advanceToNextDeadline()
         }
         #expect(try await client.ready().source == .live)
         await client.shutdown()
@@ -112,7 +112,7 @@ import Testing
     @Test func degradedDeadlineResolvesBeforeASlowFirstFetch() async throws {
         let service = rig.service([.delayed(.seconds(10), .config(a))])
         let (client, events) = rig.client(service, policy: .degraded(deadline: .seconds(3)))
-        await rig.clock.waitForSleepers(2)  // the deadline and the slow fetch
+        try await rig.clock.waitForSleepers(2)  // the deadline and the slow fetch
         rig.clock.advance(by: .seconds(3))
         let readiness = try await client.ready()
         #expect(readiness.isDegraded)
@@ -133,13 +133,13 @@ import Testing
 
     @Test func thousandConcurrentReadyCallersGetTheSameOutcomeExactlyOnce() async throws {
         let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .config(a))]))
-        let outcomes = await withTaskGroup(of: Readiness?.self) { group in
+        let outcomes = try await withThrowingTaskGroup(of: Readiness?.self) { group in
             for _ in 0..<1_000 { group.addTask { try? await client.ready() } }
-            await client.waitForReadyWaiters(1_000)
-            await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
+            try await client.waitForReadyWaiters(1_000)
+            try await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
             rig.clock.advance(by: .seconds(1))
             var outcomes: [Readiness?] = []
-            for await outcome in group { outcomes.append(outcome) }
+            for try await outcome in group { outcomes.append(outcome) }
             return outcomes
         }
         #expect(outcomes.count == 1_000)

@@ -17,10 +17,10 @@ import Testing
     let harness = ClientHarness()
 
     /// A client whose first fetch is under way (the mock's one-second wait has passed).
-    func makeClient(_ script: [MockConfigFetchService.Outcome]) async -> (SDKClient, MockConfigFetchService) {
+    func makeClient(_ script: [MockConfigFetchService.Outcome]) async throws -> (SDKClient, MockConfigFetchService) {
         let service = harness.mock(script)
         let (client, _) = harness.client(service)
-        _ = await harness.clock.nextDeadline()
+        _ = try await harness.clock.nextDeadline()
         harness.clock.advance(by: .seconds(1))
         return (client, service)
     }
@@ -37,14 +37,14 @@ import Testing
 
     @Test func everyKindOfFetchErrorIsRetriedWithBackoffKeepingTheLastGoodConfig() async throws {
         let failures = Self.errors.map { MockConfigFetchService.Outcome.failure($0) }
-        let (client, service) = await makeClient([.config(a)] + failures + [.body(Data("{".utf8)), .config(b)])
+        let (client, service) = try await makeClient([.config(a)] + failures + [.body(Data("{".utf8)), .config(b)])
         try await client.ready()
-        #expect(await harness.clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
         var delays: [Duration] = []
         for _ in 0...Self.errors.count {
             await harness.diagnostics.wait(for: delays.count + 1) { $0.isFetchFailed }
             #expect(client.config == a, "the last good config stays while fetches fail")
-            delays.append(await harness.clock.advanceToNextDeadline())
+            delays.append(try await harness.clock.advanceToNextDeadline())
         }
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
@@ -57,10 +57,10 @@ import Testing
 
     @Test func flappingSuccessAndFailureResetsTheBackoffAfterEverySuccess() async throws {
         let failure = MockConfigFetchService.Outcome.failure(URLError(.timedOut))
-        let (client, _) = await makeClient([.config(a), failure, .config(b), failure, failure, .config(a), failure])
+        let (client, _) = try await makeClient([.config(a), failure, .config(b), failure, failure, .config(a), failure])
         try await client.ready()
         var delays: [Duration] = []
-        for _ in 0..<7 { delays.append(await harness.clock.advanceToNextDeadline()) }
+        for _ in 0..<7 { delays.append(try await harness.clock.advanceToNextDeadline()) }
         // refresh, retry 1, refresh, retry 1, retry 2, refresh, retry 1
         #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { Duration.seconds($0) })
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .updated }
@@ -71,7 +71,7 @@ import Testing
 
     @Test func clientStaysResponsiveDuringAFailureStorm() async throws {
         let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
-        let (client, service) = await makeClient(Array(repeating: failure, count: 1_000) + [.config(a)])
+        let (client, service) = try await makeClient(Array(repeating: failure, count: 1_000) + [.config(a)])
         for round in 0..<1_000 {
             if round % 100 == 0 {
                 // Reads and timed waits answer at once while the storm goes on.
@@ -79,7 +79,7 @@ import Testing
                 let timed = Task { try await client.ready(timeout: .zero) }
                 await #expect(throws: ReadinessError.timedOut(after: .zero)) { try await timed.value }
             }
-            await harness.clock.advanceToNextDeadline()
+            try await harness.clock.advanceToNextDeadline()
         }
         try await client.ready()
         #expect(service.fetchCount == 1_001)
@@ -88,21 +88,21 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func fetchThatHangsUntilShutdownEndsPromptlyAndFailsWaiters() async {
-        let (client, service) = await makeClient([.hang])
+    @Test func fetchThatHangsUntilShutdownEndsPromptlyAndFailsWaiters() async throws {
+        let (client, service) = try await makeClient([.hang])
         let waiter = Task { try await client.ready() }
-        await service.waitForFetches(1)
-        await client.store.waitForWaiters(1)
+        try await service.waitForFetches(1)
+        try await client.store.waitForWaiters(1)
         await client.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
 
-    @Test func slowFetchOvertakenByShutdownAppliesNothing() async {
-        let (client, _) = await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
+    @Test func slowFetchOvertakenByShutdownAppliesNothing() async throws {
+        let (client, _) = try await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
         await harness.diagnostics.wait { $0.appliedChange == .first }
         harness.clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleepers(1)
         await client.shutdown()
         harness.clock.advance(by: .seconds(45))
         #expect(client.config == a)

@@ -83,7 +83,7 @@ import Testing
         }
         // The timed waiters first, until each sleeps on the clock: nothing can resume them yet.
         var waiters = (0..<Self.timedCount).map { _ in makeWaiter(timed: true) }
-        await clock.waitForSleepers(Self.timedCount)
+        try await clock.waitForSleepers(Self.timedCount)
         waiters += (Self.timedCount..<Self.waiterCount).map { _ in makeWaiter(timed: false) }
 
         // A shuffled schedule: a third of the waiters cancelled in ten batches, one clock advance,

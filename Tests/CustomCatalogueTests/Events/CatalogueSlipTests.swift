@@ -1,0 +1,110 @@
+import Foundation
+import SDKEventBus
+import Testing
+
+/// A catalogue slip stops the SDK's debug build with a message that names it, instead of
+/// delivering where nobody listens: a payload struct whose value is another event's, and an event
+/// missing from a hand-written `allCases` (which used to reach the first event's listeners).
+///
+/// The traps run in exit tests (a child process); the messages are also checked directly.
+@Suite struct CatalogueSlipTests {
+    static let slipMessage =
+        "SlippedFlagsChangedPayload.event is flags.changed, but its payloadValue is a error payload: "
+        + "fired, it would reach error listeners and no flags.changed listener; "
+        + "make payloadValue wrap the flags.changed case"
+
+    @Test func aPayloadStructsSlipIsDiagnosedNamingBothEvents() {
+        let slipped = SlippedFlagsChangedPayload(changedKeys: ["a"])
+        #expect(SlippedFlagsChangedPayload.eventSlip(in: slipped.payloadValue) == Self.slipMessage)
+        #expect(FlagsChangedPayload.eventSlip(in: FlagsChangedPayload(changedKeys: ["a"]).payloadValue) == nil)
+    }
+
+    #if DEBUG
+        @Test func firingAPayloadStructWhoseValueIsAnotherEventsStopsADebugBuild() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+                _ = bus.on(.error, delivery: .immediate) { _ in }
+                emitter.fire(SlippedFlagsChangedPayload(changedKeys: ["a"]))
+            }
+            let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(standardError.contains(Self.slipMessage), "\(standardError.prefix(2_000))")
+        }
+    #endif
+
+    @Test func firingACorrectPayloadStructDeliversIt() {
+        let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+        let received = LockedValue<[FlagsChangedPayload]>([])
+        _ = bus.on(.flagsChanged, delivery: .immediate) { value in
+            if let payload = FlagsChangedPayload(value) { received.withLock { $0.append(payload) } }
+        }
+        emitter.fire(FlagsChangedPayload(changedKeys: ["a"]))
+        #expect(received.withLock { $0 } == [FlagsChangedPayload(changedKeys: ["a"])])
+    }
+
+    // MARK: Events missing from allCases
+
+    static func missingMessage(_ event: String, listed: String) -> String {
+        "\(event) (\"\(event.split(separator: ".").last!)\") is not in \(event.split(separator: ".").first!).allCases, "
+            + "which lists \(listed): a bus has listeners only for the events allCases lists; "
+            + "add it to the hand-written allCases, or let CaseIterable synthesize it"
+    }
+
+    @Test func anEventMissingFromAllCasesIsDiagnosedByName() {
+        #expect(
+            ShortListedEvent.middle.missingFromAllCasesDiagnosis
+                == Self.missingMessage("ShortListedEvent.middle", listed: #"["first", "last"]"#))
+    }
+
+    /// The middle event is left out: its lookup found nothing and used to fall back to position 0,
+    /// the first event's listeners.
+    @Test func firingAnEventLeftOutOfAllCasesTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (bus, emitter) = CatalogueBus<ShortListedEvent>.makeBus()
+            _ = bus.on(.first, delivery: .immediate) { _ in print("delivered to first") }
+            emitter.fire(.middle)
+        }
+        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(
+            standardError.contains(Self.missingMessage("ShortListedEvent.middle", listed: #"["first", "last"]"#)),
+            "\(standardError.prefix(2_000))")
+    }
+
+    /// The last event is left out: the other events keep their positions, so the position read
+    /// from the value was past the listener buckets.
+    @Test func subscribingToTheLastEventLeftOutOfAllCasesTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (bus, _) = CatalogueBus<TruncatedEvent>.makeBus()
+            _ = bus.on(.last, delivery: .immediate) { _ in }
+        }
+        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(
+            standardError.contains(Self.missingMessage("TruncatedEvent.last", listed: #"["first", "middle"]"#)),
+            "\(standardError.prefix(2_000))")
+    }
+}
+
+/// A catalogue whose hand-written `allCases` leaves out its last event.
+enum TruncatedEvent: String, EventCatalogue {
+    case first
+    case middle
+    case last
+
+    static let allCases: [TruncatedEvent] = [.first, .middle]
+
+    typealias Payload = TruncatedPayload
+}
+
+/// The payload of ``TruncatedEvent``: the event alone.
+enum TruncatedPayload: CataloguePayload {
+    case first
+    case middle
+    case last
+
+    var event: TruncatedEvent {
+        switch self {
+        case .first: .first
+        case .middle: .middle
+        case .last: .last
+        }
+    }
+}
