@@ -17,9 +17,15 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
     case cacheLoaded(ConfigChange)
-    /// The cache could not be read or is corrupt; it was ignored.
+    /// The cache could not be read or is corrupt; it was ignored. A corrupt one is then deleted
+    /// (``cacheCleared``).
     case cacheRejected(ConfigCacheError)
-    /// A new configuration could not be written to the cache; it stays in effect.
+    /// The corrupt cache ``cacheRejected(_:)`` reported was deleted with ``ConfigCache/clear()``.
+    case cacheCleared
+    /// A new configuration was written to the cache, after ``configApplied(_:)`` reported it.
+    case cacheSaved
+    /// A new configuration could not be written to the cache, or a corrupt one deleted; the
+    /// configuration in effect stays.
     case cacheWriteFailed(ConfigCacheError)
     /// The next refresh is due in the given duration.
     case refreshScheduled(in: Duration)
@@ -69,6 +75,10 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             "read from cache: \(change)"
         case .cacheRejected(let error):
             "cache ignored: \(error)"
+        case .cacheCleared:
+            "corrupt cache deleted"
+        case .cacheSaved:
+            "configuration written to the cache"
         case .cacheWriteFailed(let error):
             "cache not written: \(error)"
         case .refreshScheduled(let delay):
