@@ -15,8 +15,10 @@ final class OrderLog: Sendable {
     }
 }
 
-/// Each lifecycle step is reported before what it causes: a listener's callback, a `ready()`
-/// return. What the demo and an SDK's logs print then reads in the order things happened.
+/// Each lifecycle step is reported before what it causes.
+///
+/// A listener's callback, a `ready()` return: what the demo and an SDK's logs print then reads in
+/// the order things happened.
 @Suite struct LifecycleStepOrderTests {
     let clock = TestClock()
     let a = Fixtures.config(named: "A")
