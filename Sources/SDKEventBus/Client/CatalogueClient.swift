@@ -211,7 +211,9 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     /// Tells the client about the app's state, from an app-lifecycle hook.
     ///
     /// On Apple platforms with UIKit the client observes the foreground and low-power
-    /// notifications itself; call this from other hooks.
+    /// notifications itself, and reports low power mode as it is created; call this from other
+    /// hooks. Low power mode pauses periodic refreshes and retries once the client is ready, never
+    /// its first fetch.
     ///
     /// - Parameter event: What happened.
     public func handle(_ event: AppLifecycleEvent) {
@@ -250,7 +252,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
 
     // MARK: Shutdown
 
-    /// How long ``shutdown(timeout:)`` waits at most, by default: 5 s.
+    /// How long ``shutdown()`` waits at most: 5 s.
     public static var defaultShutdownTimeout: Duration { .seconds(5) }
 
     /// Shuts the SDK down: stops fetching, fails every current and later ``ready()`` with
@@ -263,20 +265,31 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     ///
     /// It never waits without bound. A fetch or cache call in flight is abandoned at once, so
     /// neither the fetch service nor the cache holds it. Waiting for the lifecycle to stop and for
-    /// the events fired before shutdown to be delivered ends after `timeout` on the configured
-    /// ``LifecycleConfiguration/clock``, or when the calling task is cancelled: what had not
-    /// finished then (an actor that is blocked and never runs its listeners' delivery, say) is
-    /// abandoned, its undelivered events are dropped. The report lists everything abandoned.
+    /// the events fired before shutdown to be delivered ends after ``defaultShutdownTimeout`` on
+    /// the configured ``LifecycleConfiguration/clock`` (``shutdown(timeout:)`` takes another), or
+    /// when the calling task is cancelled: what had not finished then (an actor that is blocked and
+    /// never runs its listeners' delivery, say) is abandoned, and its undelivered events are
+    /// dropped. The report lists everything abandoned.
     ///
     /// ```swift
     /// let report = await sdk.shutdown()
-    /// if !report.isComplete { logger.warning("\(report)") }
+    /// if !report.isComplete { logger.info("\(report)") }
     /// ```
     ///
-    /// - Parameter timeout: How long to wait at most, on the configured clock.
-    /// - Returns: What shutdown stopped waiting for; usually nothing.
+    /// - Returns: What shutdown abandoned; usually nothing.
     @discardableResult
-    public func shutdown(timeout: Duration = defaultShutdownTimeout) async -> ShutdownReport {
+    public func shutdown() async -> ShutdownReport {
+        await shutdown(timeout: Self.defaultShutdownTimeout)
+    }
+
+    /// Shuts the SDK down as ``shutdown()`` does, waiting at most `timeout` on the configured
+    /// ``LifecycleConfiguration/clock``.
+    ///
+    /// - Parameter timeout: How long to wait at most for the lifecycle to stop and the events
+    ///   already fired to be delivered.
+    /// - Returns: What shutdown abandoned; usually nothing.
+    @discardableResult
+    public func shutdown(timeout: Duration) async -> ShutdownReport {
         task.cancel()
         store.shutdown()
         let late = await Self.drain(lifecycle: task, bus: bus, within: timeout, clock: configuration.clock)

@@ -1,6 +1,10 @@
 /// A step of the SDK's configuration lifecycle, reported to
 /// ``LifecycleConfiguration/diagnostics`` for logs, diagnostics screens and tests.
 ///
+/// A step is reported before what it causes: ``configApplied(_:)`` before the listeners of the
+/// announcement run and before `ready()` returns, ``fetchFailed(_:attempt:retryIn:)`` before the
+/// ``degradedStart(_:)`` it causes.
+///
 /// ```swift
 /// var configuration = SDKConfiguration()
 /// configuration.diagnostics = { step in logger.debug("\(step)") }
@@ -36,7 +40,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case readinessFailed(any Error)
     /// A refresh was asked for ahead of schedule.
     case refreshRequested(RefreshReason)
-    /// Periodic refreshes paused (low power mode) or resumed.
+    /// Low power mode paused periodic refreshes and retries (once the SDK is ready), or resumed
+    /// them.
     case refreshPaused(Bool)
     /// The lifecycle ended because the SDK shut down.
     case stopped
@@ -90,7 +95,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         case .refreshRequested(let reason):
             "refresh requested (\(reason))"
         case .refreshPaused(let paused):
-            paused ? "periodic refresh paused" : "periodic refresh resumed"
+            paused ? "low power mode: periodic refreshes paused" : "low power mode off: periodic refreshes resumed"
         case .stopped:
             "lifecycle stopped"
         }
