@@ -37,7 +37,11 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// Tests pass a manual clock so that they run instantly. A timeout passed to `ready(timeout:)`
     /// is measured on the clock passed there, real time by default.
     public var clock: any Clock<Duration>
-    /// Called with each step of the lifecycle, on the lifecycle's task; keep it short.
+    /// Called with each step of the lifecycle, on the lifecycle's task, before what the step causes
+    /// (the listeners of an announcement, `ready()` returning).
+    ///
+    /// Keep it short: while it runs, the lifecycle waits (a shutdown stops waiting after its
+    /// timeout, and reports ``ShutdownReport/Work/lifecycle``).
     public var diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)?
     /// Where the last good configuration is kept between launches, if anywhere.
     ///
