@@ -23,7 +23,7 @@ func playFlagTimeline() async throws {
     let config = flags.config
     timeline.log(
         "app",
-        "ready() returned (\(readiness.source)): \(config?.flags.count ?? 0) flags, new-checkout is \(config?.value(of: "new-checkout") ?? "?")"
+        "ready() returned \(readiness): \(config?.flags.count ?? 0) flags, new-checkout is \(config?.value(of: "new-checkout") ?? "?")"
     )
     flags.bus.once(.initialized) { _ in
         timeline.log("app", "an initialized listener added after readiness still ran once (initialized is sticky)")
@@ -59,7 +59,7 @@ func playFlagTimeline() async throws {
 
     await flags.off(changes)
     await flags.off(errors)
-    await flags.shutdown()
+    timeline.log("app", "shutdown() returned: \(await flags.shutdown())")
     timeline.log("sdk", "done")
 }
 

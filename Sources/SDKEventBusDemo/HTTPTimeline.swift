@@ -5,19 +5,40 @@ import SDKEventBus
 /// The lifecycle against a real HTTP server on 127.0.0.1, with `URLSessionConfigFetchService` and a
 /// file cache: a 503 retried → 200 with an ETag → a 304 (no event) → a changed config → a body cut
 /// short, rejected; then, offline, a new client ready from the cache.
+///
+/// The server logs each request as it answers it, so every line comes after what it reports.
 @MainActor
 func playHTTPTimeline() async throws {
     let timeline = Timeline()
     let requests = LockedCounter()
     let server = try LoopbackHTTPServer { request in
-        switch requests.next() {
-        case 1: .init(status: 503, headers: ["Retry-After": "0"])
-        case 2: .init(status: 200, headers: ["ETag": "\"v1\""], body: DemoConfigs.json(DemoConfigs.first))
-        case 3 where request.headers["if-none-match"] == "\"v1\"": .init(status: 304, headers: ["ETag": "\"v1\""])
-        case 3, 4: .init(status: 200, headers: ["ETag": "\"v2\""], body: DemoConfigs.json(DemoConfigs.updated))
-        case 5: .init(status: 200, headers: ["ETag": "\"v3\""], body: DemoConfigs.truncated)
-        default: .init(status: 304, headers: ["ETag": "\"v2\""])
+        let number = requests.next()
+        let validator = request.headers["if-none-match"]
+        let response: LoopbackHTTPServer.Response
+        let said: String
+        switch number {
+        case 1:
+            response = .init(status: 503, headers: ["Retry-After": "0"])
+            said = "503 Service Unavailable, Retry-After: 0"
+        case 2:
+            response = .init(status: 200, headers: ["ETag": "\"v1\""], body: DemoConfigs.json(DemoConfigs.first))
+            said = "200 with ETag \"v1\""
+        case 3 where validator == "\"v1\"":
+            response = .init(status: 304, headers: ["ETag": "\"v1\""])
+            said = "304 Not Modified: the configuration has not changed"
+        case 3, 4:
+            response = .init(status: 200, headers: ["ETag": "\"v2\""], body: DemoConfigs.json(DemoConfigs.updated))
+            said = "200 with ETag \"v2\": a new traffic split"
+        case 5:
+            response = .init(status: 200, headers: ["ETag": "\"v3\""], body: DemoConfigs.truncated)
+            said = "200 with a body cut short"
+        default:
+            response = .init(status: 304, headers: ["ETag": "\"v2\""])
+            said = "304 Not Modified"
         }
+        let carried = validator.map { " (If-None-Match \($0))" } ?? ""
+        timeline.log("cdn", "request \(number)\(carried): \(said)")
+        return response
     }
     let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("SDKEventBusDemo-\(UUID())")
     defer { try? FileManager.default.removeItem(at: cacheDirectory) }
@@ -29,38 +50,33 @@ func playHTTPTimeline() async throws {
     timeline.log("sdk", "SDKClient created with URLSessionConfigFetchService and a file cache")
     let sdk = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
 
-    await timeline.follow(until: applied(.first))
-    try await sdk.ready()
-    timeline.log("app", "ready() returned; status: \(sdk.status)")
+    let readiness = try await sdk.ready()
+    timeline.log("app", "ready() returned \(readiness); status: \(sdk.status)")
     let updates = sdk.on(.configUpdated) { payload in
         guard case .configUpdated(let update) = payload else { return }
         timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
     }
 
     await timeline.follow(until: applied(.unchanged))
-    timeline.log(
-        "cdn",
-        "request 3 carried If-None-Match \(server.receivedRequests[2].headers["if-none-match"] ?? "nothing"): answered 304, no event"
-    )
+    timeline.log("app", "the 304 fired no event")
     await timeline.follow(until: applied(.updated))
     await sdk.bus.flush()
     await timeline.follow(until: rejected)
     timeline.log("app", "status: \(sdk.status)")
     await sdk.off(updates)
-    await sdk.shutdown()
+    let report = await sdk.shutdown()
+    timeline.log("app", "shutdown() returned: \(report)")
     server.stop()
-    timeline.log("cdn", "offline; the cache holds split \(DemoConfigs.split(try? cache.load()))")
+    timeline.log("cdn", "stopped: the server is offline")
+    timeline.log("sdk", "the file cache holds split \(DemoConfigs.split(try? cache.load()))")
 
     timeline.log("sdk", "a new SDKClient starts while the CDN is unreachable")
     let offline = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
-    try await offline.ready()
-    timeline.log(
-        "app",
-        "ready() returned from the cache: split \(DemoConfigs.split(offline.config)), source \(offline.status.source.map { "\($0)" } ?? "none")"
-    )
+    let cached = try await offline.ready()
+    timeline.log("app", "ready() returned \(cached): split \(DemoConfigs.split(offline.config))")
     await timeline.follow { if case .fetchFailed = $0 { true } else { false } }
     timeline.log("app", "status: \(offline.status)")
-    await offline.shutdown()
+    timeline.log("app", "shutdown() returned: \(await offline.shutdown())")
     timeline.log("sdk", "done")
 }
 

@@ -27,7 +27,8 @@ func playMockTimeline() async throws {
 
     timeline.log("app", "awaiting sdk.ready() … (readiness policy: degraded, no cache)")
     let readiness = try await sdk.ready()
-    timeline.log("app", "ready() returned at once, \(readiness); the app starts with its defaults")
+    timeline.log("app", "ready() returned as soon as the first attempt failed: \(readiness)")
+    timeline.log("app", "the app starts with its defaults")
     // After a degraded start the first configuration is an update: ready has been announced.
     await timeline.follow(until: applied(.updated))
     let config = sdk.config
@@ -71,8 +72,8 @@ func playMockTimeline() async throws {
     }
     timeline.log("app", "unsubscribed: \(sdk.bus.listenerCount(for: .bucketing)) bucketing listener(s) left")
 
-    await sdk.shutdown()
-    await timeline.follow(until: stopped)
+    let report = await sdk.shutdown()
+    timeline.log("app", "shutdown() returned: \(report)")
     do {
         try await sdk.ready()
     } catch {

@@ -18,7 +18,7 @@ final class Timeline: Sendable {
 
     /// A lifecycle configuration, for any configuration type, that prints each step as it happens.
     func configuration<Config>(
-        refresh: Duration? = .milliseconds(250),
+        refresh: Duration? = LifecycleConfiguration<Config>.minimumRefreshInterval,
         cache: (any ConfigCache<Config>)? = nil,
         readinessPolicy: ReadinessPolicy = .cachedOrLive,
         describe: @escaping @Sendable (LifecycleDiagnostic) -> String = \.description
@@ -47,10 +47,6 @@ func applied(_ change: ConfigChange) -> (LifecycleDiagnostic) -> Bool {
 
 func rejected(_ step: LifecycleDiagnostic) -> Bool {
     if case .fetchFailed(let error, _, _) = step { error is ConfigDecodingError } else { false }
-}
-
-func stopped(_ step: LifecycleDiagnostic) -> Bool {
-    if case .stopped = step { true } else { false }
 }
 
 /// The configurations the demo's CDN serves.

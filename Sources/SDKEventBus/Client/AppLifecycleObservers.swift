@@ -7,7 +7,10 @@ import Foundation
 /// Forwards the app's foreground and low-power notifications to a lifecycle, where the platform
 /// has them (UIKit); elsewhere it observes nothing, and the SDK calls `handle(_:)` itself.
 ///
-/// The logic they trigger is in ``ConfigLifecycle/handle(_:)``, tested on every platform.
+/// The logic they trigger is in ``ConfigLifecycle/handle(_:)``, tested on every platform. Low power
+/// mode is reported as the observers are created, when it is on, which may be before the lifecycle
+/// has started: it pauses only periodic refreshes and retries once the SDK is ready, never the
+/// first fetch (`lowPowerModeReportedAsTheClientStartsDoesNotHoldReadiness`).
 final class AppLifecycleObservers: Sendable {
     private let tokens: [any NSObjectProtocol & Sendable]
 

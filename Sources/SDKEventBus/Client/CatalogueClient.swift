@@ -217,7 +217,9 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
     /// Tells the client about the app's state, from an app-lifecycle hook.
     ///
     /// On Apple platforms with UIKit the client observes the foreground and low-power
-    /// notifications itself; call this from other hooks.
+    /// notifications itself, and reports low power mode as it is created; call this from other
+    /// hooks. Low power mode pauses periodic refreshes and retries once the client is ready, never
+    /// its first fetch.
     ///
     /// - Parameter event: What happened.
     public func handle(_ event: AppLifecycleEvent) {
@@ -256,21 +258,82 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
 
     // MARK: Shutdown
 
+    /// How long ``shutdown()`` waits at most: 5 s.
+    public static var defaultShutdownTimeout: Duration { .seconds(5) }
+
     /// Shuts the SDK down: stops fetching, fails every current and later ``ready()`` with
     /// ``ReadinessError/Code/shutDown``, delivers the events already fired, then ends every
     /// subscription.
     ///
     /// Returns once the lifecycle has stopped and the bus is shut down: event sequences have
-    /// finished, callbacks are released, and later fires and subscriptions do nothing. A fetch
-    /// that ignores cancellation is abandoned, so this never waits for the fetch service. The last
+    /// finished, callbacks are released, and later fires and subscriptions do nothing. The last
     /// configuration stays readable.
-    public func shutdown() async {
+    ///
+    /// It never waits without bound. A fetch or cache call in flight is abandoned at once, so
+    /// neither the fetch service nor the cache holds it. Waiting for the lifecycle to stop and for
+    /// the events fired before shutdown to be delivered ends after ``defaultShutdownTimeout`` on
+    /// the configured ``LifecycleConfiguration/clock`` (``shutdown(timeout:)`` takes another), or
+    /// when the calling task is cancelled: what had not finished then (an actor that is blocked and
+    /// never runs its listeners' delivery, say) is abandoned, and its undelivered events are
+    /// dropped. The report lists everything abandoned.
+    ///
+    /// ```swift
+    /// let report = await sdk.shutdown()
+    /// if !report.isComplete { logger.info("\(report)") }
+    /// ```
+    ///
+    /// - Returns: What shutdown abandoned; usually nothing.
+    @discardableResult
+    public func shutdown() async -> ShutdownReport {
+        await shutdown(timeout: Self.defaultShutdownTimeout)
+    }
+
+    /// Shuts the SDK down as ``shutdown()`` does, waiting at most `timeout` on the configured
+    /// ``LifecycleConfiguration/clock``.
+    ///
+    /// - Parameter timeout: How long to wait at most for the lifecycle to stop and the events
+    ///   already fired to be delivered.
+    /// - Returns: What shutdown abandoned; usually nothing.
+    @discardableResult
+    public func shutdown(timeout: Duration) async -> ShutdownReport {
         task.cancel()
         store.shutdown()
-        await task.value
-        await bus.flush()
+        let late = await Self.drain(lifecycle: task, bus: bus, within: timeout, clock: configuration.clock)
         emitter.shutdown()
         statusPublisher.statusChanged()
+        let inFlight = lifecycle.abandoned.withLock { $0 }
+        let abandoned = [ShutdownReport.Work.fetch, .cache].filter(inFlight.contains) + late
+        return ShutdownReport(abandoned: abandoned, timeout: timeout)
+    }
+
+    /// Waits, within `timeout` on `clock`, for the lifecycle's task to end and for the bus to
+    /// deliver what was fired before.
+    ///
+    /// Neither `Task.value` nor `flush()` has to honour cancellation: both run in a task that is
+    /// abandoned when the time is up.
+    ///
+    /// - Returns: What had not finished in time, in the order shutdown waits for it.
+    static func drain(
+        lifecycle: Task<Void, Never>,
+        bus: CatalogueBus<Catalogue>,
+        within timeout: Duration,
+        clock: any Clock<Duration>
+    ) async -> [ShutdownReport.Work] {
+        let finished = LockedValue<Set<ShutdownReport.Work>>([])
+        _ = await FirstResult.run(timeout: timeout, clock: clock) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await lifecycle.value
+                    finished.withLock { _ = $0.insert(.lifecycle) }
+                }
+                group.addTask {
+                    await bus.flush()
+                    finished.withLock { _ = $0.insert(.delivery) }
+                }
+            }
+        }
+        let done = finished.withLock { $0 }
+        return [ShutdownReport.Work.lifecycle, .delivery].filter { !done.contains($0) }
     }
 }
 

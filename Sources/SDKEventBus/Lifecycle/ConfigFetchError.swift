@@ -82,7 +82,10 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         var text = "config fetch failed (\(code)"
         if let statusCode { text += " \(statusCode)" }
         text += "): \(reason)"
-        if let retryAfter { text += "; the server asked to wait \(retryAfter)" }
+        if let retryAfter {
+            text +=
+                retryAfter > .zero ? "; the server asked to wait \(retryAfter)" : "; the server allowed a retry at once"
+        }
         return text
     }
 

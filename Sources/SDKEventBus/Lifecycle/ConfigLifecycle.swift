@@ -20,9 +20,13 @@ import Foundation
 ///
 /// A failed fetch, including a malformed body, never touches the store: the last good configuration
 /// stays in place, no event fires, and waiters keep waiting (unless the readiness policy resolves
-/// a degraded start, or the error ends readiness). A fetch that does not honour cancellation is
-/// abandoned when the task is cancelled: ``run()`` returns at once and the fetch's result is
-/// discarded.
+/// a degraded start, or the error ends readiness). A fetch or cache call that does not honour
+/// cancellation is abandoned when the task is cancelled: ``run()`` returns at once and the call's
+/// result is discarded.
+///
+/// Low power mode (``handle(_:)``) pauses periodic refreshes and retries once the SDK is ready; it
+/// never holds the first fetch, a retry that readiness waits for, the degraded deadline, or
+/// ``refreshNow()``.
 public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// The configuration type.
     public typealias Config = Catalogue.Config
@@ -32,11 +36,21 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// How the lifecycle loads, refreshes and becomes ready.
     public let configuration: LifecycleConfiguration<Config>
 
+    typealias RefreshWaiter = CheckedContinuation<Result<ConfigChange, any Error>, Never>
+    typealias LoopWake = LifecycleLoopWake
+    typealias Machine = LifecycleStateMachine<CheckedContinuation<LoopWake, Never>, RefreshWaiter>
+
     private let service: any ConfigFetchService<Config>
     let status = StatusRecorder()
-    private let control = LockedValue(Control())
+    let control = LockedValue(Machine())
+    /// Time on the lifecycle's clock since it started; set when it starts.
+    private let elapsed = LockedValue<(@Sendable () -> Duration)?>(nil)
+    /// The degraded deadline's task, until readiness is decided.
+    private let degradedDeadline = LockedValue<Task<Void, Never>?>(nil)
     /// Called after every step, for the client's observable status.
     let statusChanged = LockedValue<(@Sendable () -> Void)?>(nil)
+    /// The calls in flight that cancellation abandoned, for the client's shutdown report.
+    let abandoned = LockedValue<Set<ShutdownReport.Work>>([])
 
     /// Creates a lifecycle; it starts when ``run()`` is called.
     ///
@@ -59,7 +73,8 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// Runs the lifecycle until the calling task is cancelled, off the caller's actor.
     ///
     /// Without a refresh interval it fetches until the first success, then only on demand. Calling
-    /// it a second time returns at once.
+    /// it a second time returns at once. Cancelling the task returns promptly, whatever the fetch
+    /// service and the cache do: a call in flight is abandoned and its result discarded.
     @concurrent
     public func run() async {
         guard control.withLock({ $0.start() }) else { return }
@@ -86,9 +101,10 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         let id = control.withLock { $0.makeRefreshID() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: RefreshWaiter) in
-                let (now, wake) = control.withLock { $0.addRefreshWaiter(id, continuation) }
-                wake?.resume()
-                if let now { continuation.resume(returning: now) }
+                switch control.withLock({ $0.addRefreshWaiter(id, continuation) }) {
+                case .resume(let result): continuation.resume(returning: result)
+                case .wait(let loop): loop?.resume(returning: .fetch)
+                }
             }
         } onCancel: {
             control.withLock { $0.cancelRefreshWaiter(id) }?.resume(returning: .failure(CancellationError()))
@@ -98,6 +114,10 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Tells the lifecycle about the app's state: from an app-lifecycle hook.
     ///
+    /// Low power mode may be reported before ``run()`` starts (the client reports it as it is
+    /// created, when it is on): it never holds the first fetch, the degraded deadline or a refresh
+    /// asked for, only periodic refreshes and retries once the SDK is ready.
+    ///
     /// - Parameter event: What happened.
     public func handle(_ event: AppLifecycleEvent) {
         switch event {
@@ -106,9 +126,10 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         case .didEnterBackground:
             break
         case .lowPowerModeChanged(let isEnabled):
-            guard let wake = control.withLock({ $0.setPaused(isEnabled) }) else { return }
+            let (changed, wake) = control.withLock { $0.setPaused(isEnabled) }
+            guard changed else { return }
             report(.refreshPaused(isEnabled))
-            wake.value?.resume()
+            wake?.resume(returning: .fetch)
         }
     }
 
@@ -120,6 +141,9 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         refreshIfStale(.stale)
     }
 
+    /// How many `refreshNow()` callers the lifecycle keeps track of: only those in flight.
+    var refreshBookkeepingCount: Int { control.withLock { $0.refreshBookkeepingCount } }
+
     /// The state of the lifecycle, for diagnostics screens and logs.
     public var currentStatus: SDKStatus {
         status.snapshot(readiness: store.readiness, isShutDown: store.isShutDown)
@@ -127,64 +151,77 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     private func refreshIfStale(_ reason: LifecycleDiagnostic.RefreshReason) {
         guard let timeToLive = configuration.timeToLive else { return }
-        guard let wake = control.withLock({ $0.triggerIfStale(timeToLive: timeToLive, reason: reason) }) else { return }
+        let now = elapsedTime()
+        let (triggered, wake) = control.withLock { $0.triggerIfStale(timeToLive: timeToLive, now: now) }
+        guard triggered else { return }
         report(.refreshRequested(reason))
-        wake.value?.resume()
+        wake?.resume(returning: .fetch)
+    }
+
+    /// Time on the lifecycle's clock since it started; `nil` before.
+    private func elapsedTime() -> Duration? {
+        elapsed.withLock { $0 }?()
     }
 
     // MARK: The loop
 
     private func run<C: Clock>(on clock: C) async where C.Duration == Duration {
         let start = clock.now
-        control.withLock { $0.elapsed = { start.duration(to: clock.now) } }
+        elapsed.withLock { $0 = { start.duration(to: clock.now) } }
         if case .degraded(let deadline?) = configuration.readinessPolicy.kind {
             // A task of its own, so that it can end as soon as readiness is decided (a sleeper
             // left on the clock would be the next deadline a test sees) and never outlives the run.
+            // Low power mode never holds it.
             let store = self.store
             let deadlineTask = Task {
                 guard (try? await clock.sleep(for: deadline)) != nil else { return }
                 let error = ReadinessError.timedOut(after: deadline)
-                if await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+                _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
             }
-            control.withLock { $0.degradedDeadline = deadlineTask }
+            degradedDeadline.withLock { $0 = deadlineTask }
         }
         await loop(clock: clock)
-        control.withLock { $0.takeDegradedDeadline() }?.cancel()
+        degradedDeadline.withLock { $0.take() }?.cancel()
     }
 
     /// Ends the degraded deadline's wait once readiness is decided.
     private func endDegradedDeadlineIfDecided() {
         guard store.isDecided else { return }
-        control.withLock { $0.takeDegradedDeadline() }?.cancel()
+        degradedDeadline.withLock { $0.take() }?.cancel()
     }
 
     private func loop<C: Clock>(clock: C) async where C.Duration == Duration {
         var cached = await applyStartingConfigs()
         var failures = 0
         var nextFetch: C.Instant? = clock.now
+        var hasFetched = false
         while true {
             endDegradedDeadlineIfDecided()
-            guard await waitForFetch(until: nextFetch, clock: clock) else { return }
+            // Low power mode holds periodic refreshes and retries only once the SDK is ready: never
+            // the first fetch, nor a retry that readiness waits for.
+            let pausable = hasFetched && store.isDecided
+            guard await waitForFetch(until: nextFetch, pausable: pausable, clock: clock) else { return }
+            hasFetched = true
             report(.fetchStarted(attempt: failures + 1))
             let result = await fetch()
             guard !Task.isCancelled else {
                 // Shutting down: whatever the fetch returned is discarded, never applied; a
                 // refresh waiting for it learns that the lifecycle was shut down.
-                finishFetch(.failure(ReadinessError.shutDown))
+                finishFetch(.failure(ReadinessError.shutDown), succeeded: false)
                 return
             }
             switch result {
             case .success(let config):
-                let change = await store.setConfig(config, from: .live)
-                status.fetchSucceeded()
-                status.applied(change, from: .live)
-                if change != .ignored, config != cached {
-                    cached = save(config) ? config : cached
+                let change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
+                    self.status.fetchSucceeded()
+                    self.status.applied(change, from: .live)
+                    self.report(.configApplied(change))
                 }
-                report(.configApplied(change))
+                if change != .ignored, config != cached {
+                    cached = await save(config) ? config : cached
+                }
                 failures = 0
-                control.withLock { $0.recordFetch() }
-                finishFetch(.success(change))
+                finishFetch(.success(change), succeeded: true)
                 nextFetch = configuration.refreshInterval.map { clock.now.advanced(by: $0) }
                 if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
             case .failure(let error):
@@ -195,165 +232,165 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 // once the SDK is ready (from a cache, an initial or a degraded start) it is a
                 // failure like another, and the last good configuration stays in use.
                 if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
-                    store.failReadiness(with: error)
+                    store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
                 {
-                    report(.readinessFailed(error))
                     control.withLock { $0.stopReason = error }
-                    finishFetch(.failure(error))
+                    finishFetch(.failure(error), succeeded: false)
                     return
-                }
-                if configuration.readinessPolicy.resolvesDegraded, !store.isReady,
-                    await store.resolveDegraded(because: error)
-                {
-                    report(.degradedStart(error))
                 }
                 let (wait, retryable) = retryDelay(after: error, failures: failures)
                 report(.fetchFailed(error, attempt: failures, retryIn: wait))
+                if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
+                    _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+                }
                 // A non-retryable error says nothing about the next one: back off from the start.
                 if !retryable { failures = 0 }
-                finishFetch(.failure(error))
+                finishFetch(.failure(error), succeeded: false)
                 nextFetch = clock.now.advanced(by: wait)
             }
         }
     }
 
-    /// Waits until the next fetch is due (`deadline`, unless paused) or asked for.
+    /// Waits until the next fetch is due (`deadline`, unless low power mode holds it) or asked for.
     ///
     /// - Returns: `false` when the task is cancelled.
-    private func waitForFetch<C: Clock>(until deadline: C.Instant?, clock: C) async -> Bool
+    private func waitForFetch<C: Clock>(until deadline: C.Instant?, pausable: Bool, clock: C) async -> Bool
     where C.Duration == Duration {
-        while !Task.isCancelled {
-            switch control.withLock({ $0.nextStep() }) {
-            case .fetch:
-                return true
-            case .waitForTrigger:
-                guard await nextTrigger() else { return false }
-            case .waitForDeadline:
-                guard let deadline else {
-                    guard await nextTrigger() else { return false }
-                    continue
-                }
-                if deadline <= clock.now { return control.withLock { $0.beginFetch() } }
-                switch await sleepOrTrigger(until: deadline, clock: clock) {
-                case .timer:
-                    if control.withLock({ $0.beginScheduledFetch() }) { return true }
-                case .trigger:
-                    continue
-                case .cancelled:
-                    return false
-                }
-            }
-        }
-        return false
-    }
-
-    private enum Wake: Sendable {
-        case timer
-        case trigger
-        case cancelled
-    }
-
-    private func sleepOrTrigger<C: Clock>(until deadline: C.Instant, clock: C) async -> Wake
-    where C.Duration == Duration {
-        await withTaskGroup(of: Wake.self) { group in
+        let isDue = deadline.map { $0 <= clock.now } ?? false
+        let id = control.withLock { $0.beginWait(isDue: isDue, pausable: pausable) }
+        guard let deadline, !isDue else { return await park() }
+        return await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                do {
-                    try await clock.sleep(until: deadline, tolerance: nil)
-                    return .timer
-                } catch {
-                    return .cancelled
-                }
+                guard (try? await clock.sleep(until: deadline, tolerance: nil)) != nil else { return }
+                self.control.withLock { $0.deadlinePassed(id) }?.resume(returning: .fetch)
             }
-            group.addTask { await self.nextTrigger() ? .trigger : .cancelled }
-            let first = await group.next() ?? .cancelled
+            let fetch = await park()
             group.cancelAll()
-            return first
+            return fetch
         }
     }
 
-    /// Suspends until a trigger (a refresh asked for, a pause lifted) or cancellation.
+    /// Parks the loop until the state machine says to fetch or to stop; the decision and the
+    /// parking are one locked step, so no wakeup is lost between them.
     ///
     /// - Returns: `false` when the task is cancelled.
-    private func nextTrigger() async -> Bool {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if control.withLock({ $0.waitForTrigger(continuation) }) { continuation.resume() }
+    private func park() async -> Bool {
+        let wake = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LoopWake, Never>) in
+                if let now = control.withLock({ $0.park(continuation) }) { continuation.resume(returning: now) }
             }
         } onCancel: {
-            control.withLock { $0.cancelTriggerWait() }?.resume()
+            control.withLock { $0.cancelLoop() }?.resume(returning: .stop)
         }
-        return !Task.isCancelled
+        return wake == .fetch
     }
 
     /// Runs one fetch; abandons it (and returns `CancellationError`) when the task is cancelled,
     /// whether the fetch honours cancellation or not.
     private func fetch() async -> Result<Config, any Error> {
         let service = self.service
-        let first = FirstResult<Config>()
-        let task = LockedValue<Task<Void, Never>?>(nil)
-        do {
-            return .success(
-                try await withTaskCancellationHandler {
-                    try await first.wait {
-                        task.withLock { task in
-                            task = Task {
-                                do {
-                                    first.finish(.success(try await service.fetchLiveConfig()))
-                                } catch {
-                                    first.finish(.failure(error))
-                                }
-                            }
-                        }
-                    }
-                } onCancel: {
-                    task.withLock { $0 }?.cancel()
-                }
-            )
-        } catch {
-            return .failure(error)
+        let ending = await FirstResult.run { () async -> Result<Config, any Error> in
+            do {
+                return .success(try await service.fetchLiveConfig())
+            } catch {
+                return .failure(error)
+            }
         }
+        guard case .finished(let result) = ending else {
+            abandoned.withLock { _ = $0.insert(.fetch) }
+            return .failure(CancellationError())
+        }
+        return result
     }
 
-    private func finishFetch(_ result: Result<ConfigChange, any Error>) {
-        for waiter in control.withLock({ $0.finishFetch() }) { waiter.resume(returning: result) }
+    private func finishFetch(_ result: Result<ConfigChange, any Error>, succeeded: Bool) {
+        let time = succeeded ? elapsedTime() : nil
+        for waiter in control.withLock({ $0.finishFetch(succeededAt: time) }) { waiter.resume(returning: result) }
     }
 
     /// Applies the injected configuration, then the cached one, as the readiness policy allows.
+    ///
+    /// A corrupt cache is deleted, so that it is not read again at the next start.
     ///
     /// - Returns: The configuration the cache holds, so that an unchanged one is not written again.
     private func applyStartingConfigs() async -> Config? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
         if usesStored, let initial = configuration.initialConfig {
-            let change = await store.setConfig(initial, from: .initial)
-            status.applied(change, from: .initial)
-            report(.initialConfigApplied(change))
+            _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
+                self.status.applied(change, from: .initial)
+                self.report(.initialConfigApplied(change))
+            }
         }
         guard let cache = configuration.cache else { return nil }
-        do {
-            guard let cached = try cache.load() else { return nil }
+        let loaded = await FirstResult.run { () async -> Result<(Config, Date?)?, ConfigCacheError> in
+            do throws(ConfigCacheError) {
+                guard let config = try await cache.load() else { return .success(nil) }
+                return .success((config, await cache.lastSaved))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch loaded {
+        case .cancelled, .timedOut:
+            abandoned.withLock { _ = $0.insert(.cache) }
+            return nil
+        case .finished(.success(nil)):
+            return nil
+        case .finished(.success(let (cached, savedAt)?)):
             if usesStored {
-                let change = await store.setConfig(cached, from: .cache, fetchedAt: cache.lastSaved)
-                status.applied(change, from: .cache)
-                report(.cacheLoaded(change))
+                _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
+                    self.status.applied(change, from: .cache)
+                    self.report(.cacheLoaded(change))
+                }
             }
             return cached
-        } catch {
+        case .finished(.failure(let error)):
             status.cacheFailed(error)
             report(.cacheRejected(error))
+            if error.code == .corrupt { await clearCorruptCache(cache) }
             return nil
+        }
+    }
+
+    /// Deletes a cache that holds something that is not a valid configuration, and says so.
+    private func clearCorruptCache(_ cache: any ConfigCache<Config>) async {
+        let cleared = await FirstResult.run { () async -> ConfigCacheError? in
+            do throws(ConfigCacheError) {
+                try await cache.clear()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        switch cleared {
+        case .finished(nil): report(.cacheCleared)
+        case .finished(let error?): report(.cacheWriteFailed(error))
+        case .cancelled, .timedOut: abandoned.withLock { _ = $0.insert(.cache) }
         }
     }
 
     /// Writes a new configuration to the cache, if there is one.
     ///
     /// - Returns: Whether the cache now holds `config`.
-    private func save(_ config: Config) -> Bool {
+    private func save(_ config: Config) async -> Bool {
         guard let cache = configuration.cache else { return false }
-        do {
-            try cache.save(config)
+        let saved = await FirstResult.run { () async -> ConfigCacheError? in
+            do throws(ConfigCacheError) {
+                try await cache.save(config)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        switch saved {
+        case .finished(nil):
+            report(.cacheSaved)
             return true
-        } catch {
+        case .finished(let error?):
             report(.cacheWriteFailed(error))
+            return false
+        case .cancelled, .timedOut:
+            abandoned.withLock { _ = $0.insert(.cache) }
             return false
         }
     }
@@ -379,166 +416,10 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     }
 }
 
-extension ConfigLifecycle {
-    typealias RefreshWaiter = CheckedContinuation<Result<ConfigChange, any Error>, Never>
-
-    /// A continuation to resume after unlocking, boxed so that "none" and "nothing to do" differ.
-    struct Wakeup: Sendable {
-        let value: CheckedContinuation<Void, Never>?
-    }
-
-    /// What the loop does next.
-    enum Step {
-        case fetch
-        case waitForTrigger
-        case waitForDeadline
-    }
-
-    /// The lifecycle's shared state: triggers, refresh callers, the pause, the in-flight fetch.
-    ///
-    /// Plain state, guarded by a lock.
-    struct Control: Sendable {
-        private(set) var hasStarted = false
-        private(set) var isStopped = false
-        private(set) var isFetching = false
-        private(set) var isPaused = false
-        /// A refresh asked for ahead of schedule, not yet started.
-        private var isTriggered = false
-        private var triggerWaiter: CheckedContinuation<Void, Never>?
-        private var triggerWaitCancelled = false
-        private var refreshWaiters: [UInt64: RefreshWaiter] = [:]
-        private var cancelledRefreshes: Set<UInt64> = []
-        private var nextRefreshID: UInt64 = 0
-        /// Time on the lifecycle's clock since it started, and at the last successful fetch.
-        var elapsed: (@Sendable () -> Duration)?
-        private var lastSuccessfulFetch: Duration?
-
-        mutating func start() -> Bool {
-            guard !hasStarted else { return false }
-            hasStarted = true
-            return true
-        }
-
-        /// Why the loop ended, when not by shutdown: the error that ended readiness.
-        var stopReason: (any Error)?
-        /// The degraded deadline's task, until readiness is decided.
-        var degradedDeadline: Task<Void, Never>?
-
-        mutating func takeDegradedDeadline() -> Task<Void, Never>? {
-            defer { degradedDeadline = nil }
-            return degradedDeadline
-        }
-
-        /// What refresh callers get once stopped: the error that ended readiness, or shutdown.
-        var stopError: any Error { stopReason ?? ReadinessError.shutDown }
-
-        /// Stops for good; returns the refresh callers to fail, and the error to fail them with.
-        mutating func stop() -> (waiters: [RefreshWaiter], error: any Error) {
-            isStopped = true
-            defer { refreshWaiters = [:] }
-            return (Array(refreshWaiters.values), stopError)
-        }
-
-        mutating func nextStep() -> Step {
-            if isTriggered { return beginFetch() ? .fetch : .waitForTrigger }
-            return isPaused ? .waitForTrigger : .waitForDeadline
-        }
-
-        mutating func beginFetch() -> Bool {
-            isTriggered = false
-            isFetching = true
-            return true
-        }
-
-        /// The timer fired: fetch, unless a pause began meanwhile.
-        mutating func beginScheduledFetch() -> Bool {
-            guard !isPaused else { return false }
-            return beginFetch()
-        }
-
-        /// Ends a fetch; returns the refresh callers waiting for it.
-        mutating func finishFetch() -> [RefreshWaiter] {
-            isFetching = false
-            defer { refreshWaiters = [:] }
-            return Array(refreshWaiters.values)
-        }
-
-        mutating func recordFetch() {
-            lastSuccessfulFetch = elapsed?()
-        }
-
-        mutating func waitForTrigger(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
-            if isTriggered || triggerWaitCancelled {
-                triggerWaitCancelled = false
-                return true
-            }
-            triggerWaiter = continuation
-            return false
-        }
-
-        mutating func cancelTriggerWait() -> CheckedContinuation<Void, Never>? {
-            guard let waiter = triggerWaiter else {
-                triggerWaitCancelled = true
-                return nil
-            }
-            triggerWaiter = nil
-            return waiter
-        }
-
-        /// Asks for a fetch now; returns the loop to wake.
-        private mutating func trigger() -> Wakeup {
-            isTriggered = true
-            return wake()
-        }
-
-        private mutating func wake() -> Wakeup {
-            defer { triggerWaiter = nil }
-            return Wakeup(value: triggerWaiter)
-        }
-
-        mutating func makeRefreshID() -> UInt64 {
-            defer { nextRefreshID += 1 }
-            return nextRefreshID
-        }
-
-        /// Registers a `refreshNow()` caller.
-        ///
-        /// - Returns: A result to resume it with now (the lifecycle stopped, the caller was
-        ///   cancelled), and the loop to wake.
-        mutating func addRefreshWaiter(_ id: UInt64, _ waiter: RefreshWaiter) -> (
-            Result<ConfigChange, any Error>?, CheckedContinuation<Void, Never>?
-        ) {
-            if isStopped { return (.failure(stopError), nil) }
-            if cancelledRefreshes.remove(id) != nil { return (.failure(CancellationError()), nil) }
-            refreshWaiters[id] = waiter
-            return (nil, isFetching ? nil : trigger().value)
-        }
-
-        mutating func cancelRefreshWaiter(_ id: UInt64) -> RefreshWaiter? {
-            guard let waiter = refreshWaiters.removeValue(forKey: id) else {
-                cancelledRefreshes.insert(id)
-                return nil
-            }
-            return waiter
-        }
-
-        /// Pauses or resumes periodic fetches.
-        ///
-        /// - Returns: The loop to wake when the pause changed; `nil` when it did not.
-        mutating func setPaused(_ paused: Bool) -> Wakeup? {
-            guard isPaused != paused else { return nil }
-            isPaused = paused
-            return wake()
-        }
-
-        /// Triggers a fetch when the last successful one is older than `timeToLive`.
-        ///
-        /// - Returns: The loop to wake when it triggered one.
-        mutating func triggerIfStale(timeToLive: Duration, reason: LifecycleDiagnostic.RefreshReason) -> Wakeup? {
-            guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetch, let now = elapsed?(),
-                now - last >= timeToLive
-            else { return nil }
-            return trigger()
-        }
+extension Optional {
+    /// Takes the value out, leaving `nil`.
+    fileprivate mutating func take() -> Wrapped? {
+        defer { self = nil }
+        return self
     }
 }

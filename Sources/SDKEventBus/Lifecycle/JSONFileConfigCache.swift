@@ -5,7 +5,11 @@ public import Foundation
 ///
 /// The file is written with ``RemoteConfiguration/encodedForCache()`` and read back through
 /// ``RemoteConfiguration/decode(from:)``, so a truncated or tampered file is rejected like a
-/// malformed body, never half-applied. The file's modification date is ``lastSaved``.
+/// malformed body, never half-applied; the lifecycle then deletes it with ``clear()``. The file's
+/// modification date is ``lastSaved``.
+///
+/// Its methods are synchronous (a file of a few kilobytes), and satisfy the `async` requirements of
+/// ``ConfigCache``.
 ///
 /// ```swift
 /// let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
@@ -26,6 +30,8 @@ public struct JSONFileConfigCache<Config: RemoteConfiguration>: ConfigCache {
     }
 
     /// Reads the cached configuration.
+    ///
+    /// The file is read and decoded on the calling task; the lifecycle calls it from its own.
     ///
     /// - Returns: The configuration, or `nil` when no file exists yet.
     /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unreadable`` or
@@ -57,6 +63,18 @@ public struct JSONFileConfigCache<Config: RemoteConfiguration>: ConfigCache {
             )
             try config.encodedForCache().write(to: fileURL, options: .atomic)
         } catch {
+            throw ConfigCacheError(code: .unwritable, location: fileURL.path, underlying: error)
+        }
+    }
+
+    /// Deletes the file; does nothing when there is none.
+    ///
+    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unwritable``.
+    public func clear() throws(ConfigCacheError) {
+        do {
+            try FileManager.default.removeItem(at: fileURL)
+        } catch {
+            guard FileManager.default.fileExists(atPath: fileURL.path) else { return }
             throw ConfigCacheError(code: .unwritable, location: fileURL.path, underlying: error)
         }
     }

@@ -37,14 +37,18 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// Tests pass a manual clock so that they run instantly. A timeout passed to `ready(timeout:)`
     /// is measured on the clock passed there, real time by default.
     public var clock: any Clock<Duration>
-    /// Called with each step of the lifecycle, on the lifecycle's task; keep it short.
+    /// Called with each step of the lifecycle, on the lifecycle's task, before what the step causes
+    /// (the listeners of an announcement, `ready()` returning).
+    ///
+    /// Keep it short: while it runs, the lifecycle waits (a shutdown stops waiting after its
+    /// timeout, and reports ``ShutdownReport/Work/lifecycle``).
     public var diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)?
     /// Where the last good configuration is kept between launches, if anywhere.
     ///
     /// With ``ReadinessPolicy/cachedOrLive`` (the default) the lifecycle becomes ready from the
     /// cached configuration at start (``Readiness/Source/cache``), then a live fetch that differs
     /// is announced as an update. A corrupt or unreadable cache is ignored and reported, never
-    /// applied.
+    /// applied; a corrupt one is then deleted (``ConfigCache/clear()``).
     public var cache: (any ConfigCache<Config>)?
     /// A configuration to start from, for example defaults bundled with the app: with
     /// ``ReadinessPolicy/cachedOrLive`` the lifecycle is ready from it at once
@@ -157,6 +161,9 @@ public enum AppLifecycleEvent: Sendable, Hashable {
     /// The app went to the background.
     case didEnterBackground
     /// Low power mode was turned on or off: periodic refreshes and retries pause while it is on,
-    /// and one that fell due meanwhile runs as soon as it goes off. Refreshes on demand still run.
+    /// once the SDK is ready, and one that fell due meanwhile runs as soon as it goes off.
+    ///
+    /// It never holds the first fetch, a retry that readiness waits for, the degraded deadline or
+    /// a refresh on demand, so it may be reported before the lifecycle starts.
     case lowPowerModeChanged(isEnabled: Bool)
 }

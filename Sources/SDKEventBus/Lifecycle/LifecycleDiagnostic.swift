@@ -1,6 +1,10 @@
 /// A step of the SDK's configuration lifecycle, reported to
 /// ``LifecycleConfiguration/diagnostics`` for logs, diagnostics screens and tests.
 ///
+/// A step is reported before what it causes: ``configApplied(_:)`` before the listeners of the
+/// announcement run and before `ready()` returns, ``fetchFailed(_:attempt:retryIn:)`` before the
+/// ``degradedStart(_:)`` it causes.
+///
 /// ```swift
 /// var configuration = SDKConfiguration()
 /// configuration.diagnostics = { step in logger.debug("\(step)") }
@@ -17,9 +21,15 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
     case cacheLoaded(ConfigChange)
-    /// The cache could not be read or is corrupt; it was ignored.
+    /// The cache could not be read or is corrupt; it was ignored. A corrupt one is then deleted
+    /// (``cacheCleared``).
     case cacheRejected(ConfigCacheError)
-    /// A new configuration could not be written to the cache; it stays in effect.
+    /// The corrupt cache ``cacheRejected(_:)`` reported was deleted with ``ConfigCache/clear()``.
+    case cacheCleared
+    /// A new configuration was written to the cache, after ``configApplied(_:)`` reported it.
+    case cacheSaved
+    /// A new configuration could not be written to the cache, or a corrupt one deleted; the
+    /// configuration in effect stays.
     case cacheWriteFailed(ConfigCacheError)
     /// The next refresh is due in the given duration.
     case refreshScheduled(in: Duration)
@@ -30,7 +40,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case readinessFailed(any Error)
     /// A refresh was asked for ahead of schedule.
     case refreshRequested(RefreshReason)
-    /// Periodic refreshes paused (low power mode) or resumed.
+    /// Low power mode paused periodic refreshes and retries (once the SDK is ready), or resumed
+    /// them.
     case refreshPaused(Bool)
     /// The lifecycle ended because the SDK shut down.
     case stopped
@@ -69,6 +80,10 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             "read from cache: \(change)"
         case .cacheRejected(let error):
             "cache ignored: \(error)"
+        case .cacheCleared:
+            "corrupt cache deleted"
+        case .cacheSaved:
+            "configuration written to the cache"
         case .cacheWriteFailed(let error):
             "cache not written: \(error)"
         case .refreshScheduled(let delay):
@@ -80,7 +95,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         case .refreshRequested(let reason):
             "refresh requested (\(reason))"
         case .refreshPaused(let paused):
-            paused ? "periodic refresh paused" : "periodic refresh resumed"
+            paused ? "low power mode: periodic refreshes paused" : "low power mode off: periodic refreshes resumed"
         case .stopped:
             "lifecycle stopped"
         }

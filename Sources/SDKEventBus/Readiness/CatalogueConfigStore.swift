@@ -108,6 +108,32 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     public func setConfig(_ newConfig: Config, from source: ConfigSource = .live, fetchedAt: Date? = nil)
         -> ConfigChange
     {
+        setConfig(newConfig, from: source, fetchedAt: fetchedAt) { _ in }
+    }
+
+    /// ``setConfig(_:from:fetchedAt:)``, calling `willAnnounce` with what it does once it has
+    /// decided and committed, before it fires anything or resumes a waiter.
+    ///
+    /// The lifecycle records its status and reports its step there, so that a diagnostic comes
+    /// before the events and the `ready()` returns that the step caused.
+    package func setConfig(
+        _ newConfig: Config,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
+        let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+        if change == .ignored || change == .unchanged { willAnnounce(change) }
+        return change
+    }
+
+    /// Applies `newConfig`; calls `willAnnounce` only before an announcement.
+    private func apply(
+        _ newConfig: Config,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
         guard !gate.isShutDown else { return .ignored }
         if gate.isWaiting {
             let now = Date()
@@ -119,7 +145,11 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             )
             // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
             state.withLock { $0.config = newConfig }
-            guard gate.open(readiness, announcing: { fire(Catalogue.readyPayload(readiness)) }) else {
+            let opened = gate.open(readiness) {
+                willAnnounce(.first)
+                fire(Catalogue.readyPayload(readiness))
+            }
+            guard opened else {
                 // Failed or shut down meanwhile: the configuration was never in effect.
                 state.withLock { $0.config = nil }
                 return .ignored
@@ -132,6 +162,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             return state.config
         }
         guard previous != newConfig else { return .unchanged }
+        willAnnounce(.updated)
         if let payload = Catalogue.configUpdatedPayload(
             ConfigUpdate(previous: previous, current: newConfig, source: source))
         {
@@ -151,8 +182,17 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///   failed or shut down).
     @discardableResult
     public func resolveDegraded(because error: any Error) -> Bool {
+        resolveDegraded(because: error) {}
+    }
+
+    /// ``resolveDegraded(because:)``, calling `willAnnounce` once it resolved readiness, before it
+    /// fires or resumes a waiter.
+    package func resolveDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
         let readiness = Readiness(source: .degraded, error: error)
-        return gate.open(readiness) { fire(Catalogue.readyPayload(readiness)) }
+        return gate.open(readiness) {
+            willAnnounce()
+            fire(Catalogue.readyPayload(readiness))
+        }
     }
 
     /// Fails readiness for good with the SDK's own error (an invalid SDK key, say): every current
@@ -165,9 +205,16 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// - Returns: Whether this call decided readiness.
     @discardableResult
     public nonisolated func failReadiness(with error: any Error) -> Bool {
-        guard gate.fail(error) else { return false }
-        state.withLock { $0.lastError = error }
-        return true
+        failReadiness(with: error) {}
+    }
+
+    /// ``failReadiness(with:)``, calling `willFail` once it decided readiness, before any waiter
+    /// resumes.
+    package nonisolated func failReadiness(with error: any Error, willFail: () -> Void) -> Bool {
+        gate.fail(error) {
+            state.withLock { $0.lastError = error }
+            willFail()
+        }
     }
 
     /// Records an error that does not end readiness (a fetch that will be retried): waiters keep

@@ -64,10 +64,16 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
             && lhs.error.map { "\($0)" } == rhs.error.map { "\($0)" }
     }
 
-    /// A line for logs.
+    /// A line for logs: `ready (live)`, `ready (cache, configuration 12.5 s old)`,
+    /// `ready (degraded): the error`.
+    ///
+    /// The age is left out when it is zero, as it always is for a live configuration.
     public var description: String {
-        var text = "ready (\(source))"
-        if let configAge { text += " (configuration \(String(format: "%.1f", configAge / .seconds(1))) s old)" }
+        var details = ["\(source)"]
+        if let configAge, configAge > .zero {
+            details.append("configuration \(String(format: "%.1f", configAge / .seconds(1))) s old")
+        }
+        var text = "ready (\(details.joined(separator: ", ")))"
         if let error { text += ": \(error)" }
         return text
     }

@@ -117,11 +117,15 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
 
     /// Fails the gate for good: every waiter, and every later ``wait()``, throws `error`.
     ///
+    /// - Parameters:
+    ///   - error: What every waiter throws.
+    ///   - announce: Runs once the gate has failed and before any waiter resumes.
     /// - Returns: Whether this call decided the gate (`false` when it was already open, failed or
     ///   shut down).
     @discardableResult
-    func fail(_ error: any Error) -> Bool {
+    func fail(_ error: any Error, announcing announce: () -> Void = {}) -> Bool {
         guard let waiters = machine.withLock({ $0.fail(error) }) else { return false }
+        announce()
         for waiter in waiters { waiter.resume(throwing: error) }
         notifyWatchers()
         return true

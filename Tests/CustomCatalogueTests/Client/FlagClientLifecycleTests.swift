@@ -101,7 +101,9 @@ import Testing
                 .initialized(InitializedPayload(source: .cache)),
                 .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
             ])
-        try await harness.steps.wait("the changed flag set applied") { $0.appliedChange == .updated }
+        try await harness.steps.wait("the changed flag set cached") {
+            if case .cacheSaved = $0 { true } else { false }
+        }
         #expect(try cache.load() == FlagFixtures.secondVersion, "the cache keeps the last good set")
         await client.shutdown()
     }

@@ -54,6 +54,17 @@ struct TemporaryDirectory {
         }
     }
 
+    @Test func clearDeletesTheFileAndClearingNothingIsNoError() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try cache.clear()
+        try cache.save(Fixtures.projectConfig)
+        try cache.clear()
+        #expect(!FileManager.default.fileExists(atPath: cache.fileURL.path))
+        #expect(try cache.load() == nil)
+    }
+
     @Test func unwritableLocationIsATypedError() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -107,7 +118,7 @@ struct TemporaryDirectory {
         let cache = FileConfigCache(directory: directory.url)
         try cache.save(a)
         let client = await makeClient([.config(b)], cache: cache)
-        await harness.diagnostics.wait { $0.appliedChange == .updated }
+        await harness.diagnostics.wait { $0.isCacheSaved }
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready, .configUpdated])
         #expect(harness.recorder.readiness?.source == .cache)
@@ -136,13 +147,55 @@ struct TemporaryDirectory {
         await client.shutdown()
     }
 
+    @Test func corruptCacheFileIsDeletedAndTheDeletionReported() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try Data("{\"account_id\": \"1\", \"project\": ".utf8).write(to: cache.fileURL)
+        let client = await makeClient([.hang], cache: cache)
+        await harness.diagnostics.wait { if case .cacheCleared = $0 { true } else { false } }
+        #expect(!FileManager.default.fileExists(atPath: cache.fileURL.path), "the next start does not read it again")
+        let steps = harness.diagnostics.steps.map(\.description)
+        #expect(steps.prefix(2).map { $0.prefix(13) } == ["cache ignored", "corrupt cache"], "\(steps)")
+        await client.shutdown()
+    }
+
+    @Test func unreadableCacheIsLeftInPlace() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let cache = FileConfigCache(directory: directory.url)
+        // A directory where the file should be: unreadable, which may pass (a locked device's
+        // protected file, say), so it is not deleted.
+        try FileManager.default.createDirectory(at: cache.fileURL, withIntermediateDirectories: true)
+        let client = await makeClient([.hang], cache: cache)
+        await harness.diagnostics.wait { $0.isFetchStarted }
+        #expect(harness.diagnostics.steps.contains { if case .cacheRejected = $0 { true } else { false } })
+        #expect(!harness.diagnostics.steps.contains { if case .cacheCleared = $0 { true } else { false } })
+        #expect(FileManager.default.fileExists(atPath: cache.fileURL.path))
+        await client.shutdown()
+    }
+
+    @Test func anActorBasedCacheMakesTheClientReadyAndKeepsTheLiveConfiguration() async throws {
+        let saved = Date(timeIntervalSinceNow: -120)
+        let cache = MemoryCache(a, savedAt: saved)
+        let client = await makeClient([.config(b)], cache: cache)
+        let readiness = try await client.ready()
+        #expect(readiness.source == .cache)
+        #expect((readiness.configAge ?? .zero) >= .seconds(119), "the age comes from the actor's lastSaved")
+        await harness.diagnostics.wait { $0.isCacheSaved }
+        #expect(try await cache.load() == b)
+        #expect(await cache.saveCount == 1)
+        await client.shutdown()
+    }
+
     @Test func firstLiveConfigIsWrittenToAnEmptyCache() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let cache = FileConfigCache(directory: directory.url)
         let client = await makeClient([.config(a)], cache: cache)
         try await client.ready()
-        await harness.diagnostics.wait { $0.appliedChange == .first }
+        await harness.diagnostics.wait { $0.isCacheSaved }
         #expect(client.status.source == .live)
         #expect(try cache.load() == a)
         await client.shutdown()

@@ -46,21 +46,33 @@ struct LifecycleRig {
     }
 }
 
-/// A cache in memory, with a save date a test chooses.
-final class MemoryCache: ConfigCache, Sendable {
-    private let stored: LockedValue<(config: ProjectConfig?, saved: Date?)>
+/// A cache in memory, with a save date a test chooses: an actor, as an asynchronous store (a
+/// database, a key-value service) adopts `ConfigCache`.
+actor MemoryCache: ConfigCache {
+    private var config: ProjectConfig?
+    private var saved: Date?
+    /// How many times the lifecycle saved a configuration.
+    private(set) var saveCount = 0
 
     init(_ config: ProjectConfig? = nil, savedAt: Date? = nil) {
-        stored = LockedValue((config, savedAt))
+        self.config = config
+        self.saved = savedAt
     }
 
-    func load() throws(ConfigCacheError) -> ProjectConfig? { stored.withLock { $0.config } }
+    func load() throws(ConfigCacheError) -> ProjectConfig? { config }
 
     func save(_ config: ProjectConfig) throws(ConfigCacheError) {
-        stored.withLock { $0 = (config, Date()) }
+        self.config = config
+        saved = Date()
+        saveCount += 1
     }
 
-    var lastSaved: Date? { stored.withLock { $0.saved } }
+    func clear() throws(ConfigCacheError) {
+        config = nil
+        saved = nil
+    }
+
+    var lastSaved: Date? { saved }
 }
 
 /// An SDK's own error that ends readiness, as an invalid SDK key would.

@@ -32,14 +32,18 @@ import SDKEventBusTesting
         return MockConfigFetchService(script, afterScript: afterScript, clock: clock)
     }
 
-    /// A client of `service` on the harness's clock, retrying with ``retryPolicy``, its events recorded.
+    /// A client of `service` on the harness's clock, retrying with ``retryPolicy``, its events
+    /// recorded from before the client starts, so that none is missed.
     func client(
         _ service: some ConfigFetchService<ProjectConfig>,
         refreshInterval: Duration? = .seconds(60),
         cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil
     ) -> (SDKClient, EventEmitter) {
-        let (client, emitter) = SDKClient.make(
+        let (bus, emitter) = EventBus.makeBus()
+        eventRecorder = EventRecorder(bus)
+        let client = SDKClient(
+            emitter: emitter,
             configuration: SDKConfiguration(
                 refreshInterval: refreshInterval,
                 retryPolicy: Self.retryPolicy,
@@ -50,7 +54,6 @@ import SDKEventBusTesting
             ),
             fetchService: service
         )
-        eventRecorder = EventRecorder(client.bus)
         return (client, emitter)
     }
 }

@@ -1,0 +1,265 @@
+/// The transitions of a ``ConfigLifecycle``'s schedule: when the loop fetches, and who waits for it.
+///
+/// Plain synchronous state, generic over the loop's waiter and a `refreshNow()` caller's, so that
+/// tests drive every interleaving without tasks. Every method returns what must happen to waiters;
+/// the caller does it after releasing its lock.
+///
+/// The loop waits for its next fetch in two calls: ``beginWait(isDue:pausable:)`` says what the
+/// schedule is (the deadline has passed; whether low power mode may hold this wait), and
+/// ``park(_:)`` decides *and* parks in one step, from everything that happened since: a refresh
+/// asked for, the deadline passing (``deadlinePassed(_:)``), the pause starting or ending, the
+/// loop's task cancelled. So an event can never fall between deciding and parking and be lost: it
+/// either finds the loop parked and wakes it with the decision already made, or is a flag the
+/// park reads.
+///
+/// ```
+///              beginWait            park: fetch now?
+///   running ──────────────▶ waiting ───────────────▶ fetching ── finishFetch ──▶ running
+///                             │  no: parked ▲  │
+///                             │             │  └─ trigger / deadline / pause ends: fetching
+///                             └─ cancelled: stopped (every later park too)
+/// ```
+///
+/// Low power mode (``setPaused(_:)``) holds only a wait that the loop began as `pausable`: a
+/// periodic refresh or a retry once the SDK is ready. A refresh asked for runs anyway, and a
+/// deadline that passed while paused makes the loop fetch as soon as the pause ends.
+struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
+    typealias LoopWake = LifecycleLoopWake
+
+    /// What a `refreshNow()` caller that registers must do.
+    enum RefreshRegistration {
+        /// Wait for the fetch; wake the loop with ``LoopWake/fetch`` when there is one to wake.
+        case wait(wakeLoop: LoopWaiter?)
+        /// Resume at once with this result: the lifecycle stopped, or the caller was cancelled.
+        case resume(Result<ConfigChange, any Error>)
+    }
+
+    fileprivate enum Refresh {
+        /// An id handed out to a caller that has not registered yet.
+        case reserved
+        /// Cancelled before it registered: the registration resumes at once.
+        case cancelledEarly
+        /// Waiting for the fetch.
+        case waiting(RefreshWaiter)
+    }
+
+    fileprivate enum Loop {
+        /// Running: between waits, or fetching.
+        case running
+        /// Suspended until ``LoopWake``.
+        case parked(LoopWaiter)
+        /// Its task was cancelled: every park returns ``LoopWake/stop``.
+        case cancelled
+    }
+
+    private(set) var hasStarted = false
+    private(set) var isStopped = false
+    private(set) var isFetching = false
+    /// Low power mode is on.
+    private(set) var isPaused = false
+    /// A refresh was asked for and has not begun.
+    private(set) var isTriggered = false
+    /// The current wait's deadline has passed.
+    private(set) var isDue = false
+    /// Whether low power mode may hold the current wait.
+    private var isPausable = false
+    /// Which wait a deadline belongs to, so that a timer of an earlier wait changes nothing.
+    private var waitID: UInt64 = 0
+    private var loop = Loop.running
+    private var refreshes: [UInt64: Refresh] = [:]
+    private var nextRefreshID: UInt64 = 0
+    /// When the last fetch succeeded, as time on the lifecycle's clock since it started.
+    private(set) var lastSuccessfulFetch: Duration?
+    /// Why the loop ended, when not by shutdown: the error that ended readiness.
+    var stopReason: (any Error)?
+
+    /// The refresh ids that await their caller or their fetch: callers in flight, never more.
+    var refreshBookkeepingCount: Int { refreshes.count }
+
+    /// Whether the loop is parked.
+    var isParked: Bool {
+        if case .parked = loop { return true }
+        return false
+    }
+
+    /// What refresh callers get once stopped: the error that ended readiness, or shutdown.
+    var stopError: any Error { stopReason ?? ReadinessError.shutDown }
+
+    // MARK: Running
+
+    /// Starts; returns `false` when it had started already.
+    mutating func start() -> Bool {
+        guard !hasStarted else { return false }
+        hasStarted = true
+        return true
+    }
+
+    /// Stops for good; returns the refresh callers to fail, and the error to fail them with.
+    mutating func stop() -> (waiters: [RefreshWaiter], error: any Error) {
+        isStopped = true
+        return (takeRefreshWaiters(), stopError)
+    }
+
+    // MARK: The loop's wait
+
+    /// Begins the wait for the next fetch.
+    ///
+    /// - Parameters:
+    ///   - isDue: Whether the deadline has passed already (the first fetch's has).
+    ///   - pausable: Whether low power mode may hold this wait.
+    /// - Returns: The wait's id, for ``deadlinePassed(_:)``.
+    mutating func beginWait(isDue: Bool, pausable: Bool) -> UInt64 {
+        waitID += 1
+        self.isDue = isDue
+        isPausable = pausable
+        return waitID
+    }
+
+    /// Parks the loop, or tells it to fetch or stop at once: the decision and the parking are one
+    /// step.
+    ///
+    /// - Returns: What the loop does now; `nil` when it parked.
+    mutating func park(_ waiter: LoopWaiter) -> LoopWake? {
+        switch loop {
+        case .cancelled:
+            return .stop
+        case .parked:
+            preconditionFailure("the lifecycle has one loop")
+        case .running:
+            if shouldFetch {
+                beginFetch()
+                return .fetch
+            }
+            loop = .parked(waiter)
+            return nil
+        }
+    }
+
+    /// The loop's task was cancelled.
+    ///
+    /// - Returns: The parked loop, to resume with ``LoopWake/stop``.
+    mutating func cancelLoop() -> LoopWaiter? {
+        defer { loop = .cancelled }
+        if case .parked(let waiter) = loop { return waiter }
+        return nil
+    }
+
+    /// The deadline of wait `id` passed.
+    ///
+    /// - Returns: The parked loop, to resume with ``LoopWake/fetch`` (the fetch has begun).
+    mutating func deadlinePassed(_ id: UInt64) -> LoopWaiter? {
+        guard id == waitID else { return nil }
+        isDue = true
+        return wakeToFetch()
+    }
+
+    /// Ends a fetch; returns the refresh callers waiting for it.
+    mutating func finishFetch(succeededAt time: Duration?) -> [RefreshWaiter] {
+        isFetching = false
+        if let time { lastSuccessfulFetch = time }
+        return takeRefreshWaiters()
+    }
+
+    private var shouldFetch: Bool {
+        isTriggered || (isDue && !(isPaused && isPausable))
+    }
+
+    private mutating func beginFetch() {
+        isTriggered = false
+        isDue = false
+        isFetching = true
+        waitID += 1  // a timer of this wait that fires late changes nothing
+        loop = .running
+    }
+
+    /// Takes the parked loop to fetch, when it should now.
+    private mutating func wakeToFetch() -> LoopWaiter? {
+        guard case .parked(let waiter) = loop, shouldFetch else { return nil }
+        beginFetch()
+        return waiter
+    }
+
+    // MARK: Low power mode and staleness
+
+    /// Low power mode turned on or off.
+    ///
+    /// - Returns: Whether it changed, and the parked loop to resume with ``LoopWake/fetch`` (a
+    ///   deadline passed while it was on).
+    mutating func setPaused(_ paused: Bool) -> (changed: Bool, wake: LoopWaiter?) {
+        guard isPaused != paused else { return (false, nil) }
+        isPaused = paused
+        return (true, wakeToFetch())
+    }
+
+    /// Asks for a fetch when the last successful one is older than `timeToLive` at `now`.
+    ///
+    /// - Returns: Whether it asked, and the parked loop to resume with ``LoopWake/fetch``.
+    mutating func triggerIfStale(timeToLive: Duration, now: Duration?) -> (triggered: Bool, wake: LoopWaiter?) {
+        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetch, let now,
+            now - last >= timeToLive
+        else { return (false, nil) }
+        isTriggered = true
+        return (true, wakeToFetch())
+    }
+
+    // MARK: refreshNow() callers
+
+    /// Hands out an id to a `refreshNow()` caller, before it registers.
+    mutating func makeRefreshID() -> UInt64 {
+        defer { nextRefreshID += 1 }
+        refreshes[nextRefreshID] = .reserved
+        return nextRefreshID
+    }
+
+    /// Registers a `refreshNow()` caller: it joins the fetch in flight, or asks for one.
+    mutating func addRefreshWaiter(_ id: UInt64, _ waiter: RefreshWaiter) -> RefreshRegistration {
+        let reservation = refreshes.removeValue(forKey: id)
+        if isStopped { return .resume(.failure(stopError)) }
+        if case .cancelledEarly = reservation { return .resume(.failure(CancellationError())) }
+        refreshes[id] = .waiting(waiter)
+        if isFetching { return .wait(wakeLoop: nil) }
+        isTriggered = true
+        return .wait(wakeLoop: wakeToFetch())
+    }
+
+    /// A `refreshNow()` caller was cancelled.
+    ///
+    /// - Returns: The caller to resume with `CancellationError`, if it is waiting. A cancellation
+    ///   before it registers is remembered for its registration; one after it was resumed is
+    ///   forgotten.
+    mutating func cancelRefreshWaiter(_ id: UInt64) -> RefreshWaiter? {
+        switch refreshes[id] {
+        case .waiting(let waiter):
+            refreshes[id] = nil
+            return waiter
+        case .reserved:
+            refreshes[id] = .cancelledEarly
+            return nil
+        case .cancelledEarly, nil:
+            return nil
+        }
+    }
+
+    /// Takes every registered caller; ids handed out but not registered yet stay.
+    private mutating func takeRefreshWaiters() -> [RefreshWaiter] {
+        var waiters: [RefreshWaiter] = []
+        refreshes = refreshes.filter { _, refresh in
+            guard case .waiting(let waiter) = refresh else { return true }
+            waiters.append(waiter)
+            return false
+        }
+        return waiters
+    }
+}
+
+extension LifecycleStateMachine: Sendable where LoopWaiter: Sendable, RefreshWaiter: Sendable {}
+extension LifecycleStateMachine.Refresh: Sendable where RefreshWaiter: Sendable {}
+extension LifecycleStateMachine.Loop: Sendable where LoopWaiter: Sendable {}
+
+/// What a lifecycle's loop does when it wakes from ``LifecycleStateMachine/park(_:)``.
+enum LifecycleLoopWake: Equatable, Sendable {
+    /// Fetch now: the fetch has begun.
+    case fetch
+    /// Stop: the loop's task was cancelled.
+    case stop
+}

@@ -1,0 +1,191 @@
+import Testing
+
+@testable import SDKEventBus
+
+/// The lifecycle schedule's transitions, driven synchronously with strings as waiters: every
+/// interleaving of the loop's wait with low power mode, deadlines, refreshes and cancellation.
+@Suite struct LifecycleStateMachineTests {
+    typealias Machine = LifecycleStateMachine<String, String>
+
+    struct Failed: Error {}
+
+    /// A machine whose loop has fetched once and waits for a periodic refresh that low power mode
+    /// may hold.
+    func waitingForARefresh(paused: Bool = false) -> (Machine, wait: UInt64) {
+        var machine = Machine()
+        _ = machine.setPaused(paused)
+        let wait = machine.beginWait(isDue: false, pausable: true)
+        return (machine, wait)
+    }
+
+    @Test func theFirstFetchRunsInLowPowerMode() {
+        var machine = Machine()
+        _ = machine.setPaused(true)
+        _ = machine.beginWait(isDue: true, pausable: false)
+        #expect(machine.park("loop") == .fetch, "the loop's first wait is not pausable")
+        #expect(machine.isFetching)
+    }
+
+    @Test func aDueRefreshWaitsForLowPowerModeToEnd() {
+        var (machine, wait) = waitingForARefresh(paused: true)
+        #expect(machine.park("loop") == nil)
+        #expect(machine.deadlinePassed(wait) == nil, "paused: the due refresh waits")
+        #expect(machine.setPaused(false).wake == "loop", "and runs as soon as the pause ends")
+        #expect(machine.isFetching)
+    }
+
+    @Test func thePauseEndingBetweenBeginningTheWaitAndParkingIsNotLost() {
+        var (machine, wait) = waitingForARefresh(paused: true)
+        #expect(machine.deadlinePassed(wait) == nil)
+        #expect(machine.setPaused(false) == (true, nil), "nobody parked yet: nothing to wake")
+        #expect(machine.park("loop") == .fetch, "the park itself sees it")
+    }
+
+    @Test func thePauseEndingAfterTheLoopParkedWakesIt() {
+        var (machine, wait) = waitingForARefresh(paused: true)
+        #expect(machine.park("loop") == nil)
+        _ = machine.deadlinePassed(wait)
+        #expect(machine.setPaused(false).wake == "loop")
+    }
+
+    @Test func aPauseThatStartsAndEndsBeforeTheDeadlineChangesNothing() {
+        var (machine, wait) = waitingForARefresh()
+        #expect(machine.park("loop") == nil)
+        #expect(machine.setPaused(true).wake == nil)
+        #expect(machine.setPaused(false).wake == nil, "not due yet: keep sleeping")
+        #expect(machine.deadlinePassed(wait) == "loop", "the deadline then wakes it")
+    }
+
+    @Test func theDeadlinePassingBeforeTheLoopParksIsNotLost() {
+        var (machine, wait) = waitingForARefresh()
+        #expect(machine.deadlinePassed(wait) == nil, "nobody parked yet")
+        #expect(machine.park("loop") == .fetch)
+    }
+
+    @Test func aTimerOfAnEarlierWaitChangesNothing() {
+        var (machine, earlier) = waitingForARefresh()
+        #expect(machine.park("loop") == nil)
+        #expect(machine.deadlinePassed(earlier) == "loop")
+        _ = machine.finishFetch(succeededAt: .seconds(1))
+        _ = machine.beginWait(isDue: false, pausable: true)
+        #expect(machine.deadlinePassed(earlier) == nil, "a late timer of the earlier wait")
+        #expect(machine.park("loop") == nil, "the loop keeps waiting for its own deadline")
+    }
+
+    @Test func aRefreshAskedForRunsInLowPowerMode() {
+        var (machine, _) = waitingForARefresh(paused: true)
+        #expect(machine.park("loop") == nil)
+        let id = machine.makeRefreshID()
+        guard case .wait(let loop) = machine.addRefreshWaiter(id, "caller") else {
+            Issue.record("the caller did not wait")
+            return
+        }
+        #expect(loop == "loop", "the refresh wakes the loop to fetch")
+        #expect(machine.finishFetch(succeededAt: .seconds(1)) == ["caller"])
+    }
+
+    @Test func aRefreshAskedForBeforeTheLoopParksIsNotLost() {
+        var (machine, _) = waitingForARefresh()
+        let id = machine.makeRefreshID()
+        guard case .wait(let loop) = machine.addRefreshWaiter(id, "caller") else {
+            Issue.record("the caller did not wait")
+            return
+        }
+        #expect(loop == nil)
+        #expect(machine.park("loop") == .fetch)
+    }
+
+    @Test func aRefreshDuringAFetchJoinsItWithoutAnotherFetch() {
+        var machine = Machine()
+        _ = machine.beginWait(isDue: true, pausable: false)
+        #expect(machine.park("loop") == .fetch)
+        let id = machine.makeRefreshID()
+        guard case .wait(nil) = machine.addRefreshWaiter(id, "caller") else {
+            Issue.record("the caller did not join")
+            return
+        }
+        #expect(machine.finishFetch(succeededAt: nil) == ["caller"])
+        _ = machine.beginWait(isDue: false, pausable: true)
+        #expect(machine.park("loop") == nil, "no second fetch asked for")
+    }
+
+    @Test func cancellationBeforeTheLoopParksStopsIt() {
+        var (machine, _) = waitingForARefresh()
+        #expect(machine.cancelLoop() == nil)
+        #expect(machine.park("loop") == .stop)
+        #expect(machine.park("loop") == .stop, "for good")
+    }
+
+    @Test func cancellationWakesAParkedLoopToStop() {
+        var (machine, _) = waitingForARefresh()
+        #expect(machine.park("loop") == nil)
+        #expect(machine.cancelLoop() == "loop")
+    }
+
+    @Test func staleConfigurationAsksForAFetch() {
+        var machine = Machine()
+        _ = machine.beginWait(isDue: true, pausable: false)
+        _ = machine.park("loop")
+        _ = machine.finishFetch(succeededAt: .seconds(10))
+        _ = machine.beginWait(isDue: false, pausable: true)
+        #expect(machine.park("loop") == nil)
+        #expect(machine.triggerIfStale(timeToLive: .seconds(30), now: .seconds(39)) == (false, nil))
+        #expect(machine.triggerIfStale(timeToLive: .seconds(30), now: .seconds(40)) == (true, "loop"))
+    }
+
+    // MARK: refreshNow() bookkeeping
+
+    @Test func aRefreshCancelledAfterItWasResumedLeavesNothingBehind() {
+        var machine = Machine()
+        for _ in 0..<10_000 {
+            let id = machine.makeRefreshID()
+            _ = machine.addRefreshWaiter(id, "caller")
+            _ = machine.finishFetch(succeededAt: nil)
+            #expect(machine.cancelRefreshWaiter(id) == nil, "resumed already")
+        }
+        #expect(machine.refreshBookkeepingCount == 0)
+    }
+
+    @Test func aRefreshCancelledBeforeItRegistersIsRememberedUntilItDoes() {
+        var machine = Machine()
+        let id = machine.makeRefreshID()
+        #expect(machine.cancelRefreshWaiter(id) == nil)
+        guard case .resume(.failure(let error)) = machine.addRefreshWaiter(id, "caller") else {
+            Issue.record("the caller was not resumed")
+            return
+        }
+        #expect(error is CancellationError)
+        #expect(machine.refreshBookkeepingCount == 0)
+    }
+
+    @Test func aRefreshCancelledBeforeItRegistersWithAStoppedLifecycleLeavesNothingBehind() {
+        var machine = Machine()
+        _ = machine.stop()
+        for _ in 0..<1_000 {
+            let id = machine.makeRefreshID()
+            _ = machine.cancelRefreshWaiter(id)
+            guard case .resume(.failure) = machine.addRefreshWaiter(id, "caller") else {
+                Issue.record("the caller was not resumed")
+                return
+            }
+        }
+        #expect(machine.refreshBookkeepingCount == 0)
+    }
+
+    @Test func stoppingFailsEveryRegisteredCallerAndKeepsReservations() {
+        var machine = Machine()
+        machine.stopReason = Failed()
+        let first = machine.makeRefreshID()
+        _ = machine.addRefreshWaiter(first, "first")
+        let second = machine.makeRefreshID()
+        let (waiters, error) = machine.stop()
+        #expect(waiters == ["first"])
+        #expect(error is Failed)
+        guard case .resume(.failure(let late)) = machine.addRefreshWaiter(second, "second") else {
+            Issue.record("a caller registering after the stop was not resumed")
+            return
+        }
+        #expect(late is Failed)
+        #expect(machine.refreshBookkeepingCount == 0)
+    }
+}
