@@ -137,7 +137,26 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
-    /// Ends a subscription, and returns once no callback of it can run any more.
+    /// The one handle that owns the subscription `token` names; see ``EventSubscription``.
+    func subscription(for token: EventListenerToken) -> EventSubscription {
+        let owner = state.withLock { state in state.registry.handle(of: token) { EventSubscription(owning: token) } }
+        // An ended subscription has no owner to share: a handle of its own changes nothing.
+        return owner ?? EventSubscription(owning: token)
+    }
+
+    /// Ends the subscription `token` names if the handle with identity `handle` owns it: from the
+    /// handle's `deinit`.
+    func handleReleased(_ handle: ObjectIdentifier, owning token: EventListenerToken) {
+        var work = AfterUnlock()
+        state.withLock { state in
+            guard state.registry.isOwner(handle, of: token), let ended = state.registry.end(token) else { return }
+            _ = state.end(ended, into: &work)
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
+    /// Ends a subscription, and returns once no callback of it can run any more, or once its task
+    /// is cancelled.
     ///
     /// Waits only while the pass of its lane may still call it (it is at that listener or before
     /// it in the same fire); otherwise returns after the lock. Never waits for a busy executor.
