@@ -257,9 +257,20 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
-    /// The capacity the registry holds, for tests that check storage returns to its baseline.
-    var registryFootprint: Int {
-        state.withLock { $0.registry.storageFootprint }
+    /// What the bus holds, counted where the memory is.
+    ///
+    /// For tests that check what returns to its baseline. Computed on demand, under the lock.
+    var footprint: StorageFootprint {
+        state.withLock { state in
+            var footprint = StorageFootprint()
+            state.registry.addFootprint(to: &footprint)
+            footprint.lanes = state.lanes.count
+            footprint.vacantLanes = state.vacantLanes.count
+            footprint.laneBufferCapacity = state.lanes.reduce(0) { $0 + $1.bufferCapacity }
+            footprint.retainedReplays = state.latest.retainedCount
+            footprint.replaySlots = state.latest.slotCount
+            return footprint
+        }
     }
 
     // MARK: Fire → delivery
@@ -660,6 +671,35 @@ extension BusStorage.State {
     }
 }
 
+/// What a bus's storage holds, counted where its memory is; see ``BusStorage/footprint``.
+///
+/// Entries in use drop to zero when the last subscription ends; capacities are the memory kept for
+/// the next ones.
+struct StorageFootprint: Equatable, Sendable {
+    /// Entries held for subscriptions (slot rows, bucket entries and holes, side-table entries).
+    var entries = 0
+    /// Live subscriptions.
+    var liveSubscriptions = 0
+    /// Rows the slot table and its free list have room for.
+    var slotCapacity = 0
+    /// Entries the side tables (owners and end hooks, handles) have room for.
+    var sideTableCapacity = 0
+    /// Buckets: one per event and lane that ever had a subscription.
+    var buckets = 0
+    /// Entries the buckets' allocated chunks have room for.
+    var bucketChunkCapacity = 0
+    /// Delivery lanes: the main actor's, the immediate one, and one per actor in use or vacant.
+    var lanes = 0
+    /// Lanes freed by actors that are gone, kept for the next actor.
+    var vacantLanes = 0
+    /// Deliveries the lanes' buffers have room for.
+    var laneBufferCapacity = 0
+    /// Payloads retained for replay.
+    var retainedReplays = 0
+    /// Payloads the replay store has room for: one per event.
+    var replaySlots = 0
+}
+
 /// What a locked section leaves to do once the lock is released: it may run user code.
 ///
 /// A fire usually leaves nothing, or only a drain to schedule, so everything else lives in one
@@ -792,6 +832,12 @@ final class ReplayStore: @unchecked Sendable {
         filled[event] = true
         return replaced
     }
+
+    /// How many payloads it retains.
+    var retainedCount: Int { filled.reduce(0) { $0 + ($1 ? 1 : 0) } }
+
+    /// How many payloads it has room for: one per event.
+    var slotCount: Int { filled.count }
 
     /// Makes room for one more event.
     func addEvent() {

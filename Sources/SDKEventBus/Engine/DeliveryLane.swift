@@ -87,6 +87,10 @@ struct DeliveryLane {
         spare = DeliveryBuffer(layout: layout)
     }
 
+    /// How many deliveries the lane's two buffers hold room for: the memory they keep (they never
+    /// shrink).
+    var bufferCapacity: Int { pending.capacity + spare.capacity }
+
     /// Whether every fire queued on the lane has been delivered.
     var isIdle: Bool { enqueuedCount == deliveredCount }
 

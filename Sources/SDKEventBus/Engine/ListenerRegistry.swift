@@ -91,9 +91,22 @@ struct ListenerRegistry {
     /// The number of live subscriptions.
     var totalCount: Int { slots.count - freeSlots.count }
 
-    /// The capacity held for subscriptions; it returns to its baseline when they end.
-    var storageFootprint: Int {
-        slots.count + buckets.reduce(0) { $0 + $1.count } + lifetimes.count
+    /// The entries held for subscriptions, holes included.
+    ///
+    /// Zero once every subscription has ended and its bucket was tidied. Not the memory (see
+    /// ``addFootprint(to:)``).
+    var entryCount: Int {
+        slots.count + buckets.reduce(0) { $0 + $1.count } + lifetimes.count + handles.count
+    }
+
+    /// Adds what the registry holds to `footprint`: computed on demand, for tests.
+    func addFootprint(to footprint: inout StorageFootprint) {
+        footprint.entries += entryCount
+        footprint.liveSubscriptions += totalCount
+        footprint.slotCapacity += slots.capacity + freeSlots.capacity
+        footprint.sideTableCapacity += lifetimes.capacity + handles.capacity
+        footprint.buckets += buckets.count
+        footprint.bucketChunkCapacity += buckets.reduce(0) { $0 + $1.chunkCapacity }
     }
 
     // MARK: Subscribing

@@ -69,7 +69,8 @@ final class DeliveryBuffer: @unchecked Sendable {
     // Guarded by the bus's lock or owned by one pass: the runtime's exclusivity checks would only
     // cost time.
     @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private var capacity = 0
+    /// How many entries there is room for: the memory the buffer keeps (it never shrinks).
+    @exclusivity(unchecked) private(set) var capacity = 0
     @exclusivity(unchecked) private var base: UnsafeMutableRawPointer?
 
     init(layout: PayloadLayout) {

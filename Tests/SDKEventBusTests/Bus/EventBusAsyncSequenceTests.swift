@@ -55,12 +55,12 @@ import Testing
         #expect(bus.listenerCount(for: .conversion) == 0)
     }
 
-    @Test func droppingThousandsOfSequencesLeavesStorageAtItsBaseline() async {
+    @Test func droppingThousandsOfSequencesLeavesNoEntryBehind() async {
         for _ in 0..<5_000 {
             _ = bus.events([.conversion, .bucketing])
         }
         #expect(bus.listenerCount(for: .conversion) == 0)
-        #expect(bus.storage.registryFootprint == 0)
+        #expect(bus.storage.footprint.entries == 0)
     }
 
     @Test func busShutdownFinishesTheSequence() async {
