@@ -214,6 +214,27 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
         fire(payload.payloadValue)
     }
 
+    /// Retracts the payload that `event` replays to late listeners: a listener that subscribes
+    /// afterwards receives nothing of `event` until its next fire.
+    ///
+    /// For a ``ReplayRule/sticky`` or ``ReplayRule/latestOnRequest`` event whose retained value
+    /// stopped being true — the user an SDK announced has logged out, say:
+    ///
+    /// ```swift
+    /// emitter.clearReplay(of: .ready)   // a listener added now waits for the next `.ready`
+    /// ```
+    ///
+    /// Listeners already subscribed are not told, and deliveries already queued (a fire not yet
+    /// delivered, or a replay owed to a listener that subscribed before this call) still happen.
+    /// Synchronous, callable from any context; the retained payload is destroyed before it returns,
+    /// outside the bus's lock. Does nothing for an event whose rule is ``ReplayRule/none``, or that
+    /// has nothing retained.
+    ///
+    /// - Parameter event: The event whose retained payload to forget.
+    public func clearReplay(of event: Catalogue) {
+        storage.clearReplay(of: index.position(of: event))
+    }
+
     /// Shuts the bus down: every subscription ends, event sequences finish, and callbacks are
     /// released; later fires and subscriptions do nothing.
     ///

@@ -257,6 +257,18 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
+    /// Forgets the payload `event` replays to late listeners.
+    ///
+    /// A listener subscribing from now on receives nothing until the next fire. Deliveries already
+    /// queued, replays included, still happen. The payload is destroyed after unlocking.
+    func clearReplay(of event: Int) {
+        var work = AfterUnlock()
+        state.withLock { state in
+            if let removed = state.latest.remove(event) { work.dropped.append(removed) }
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
     /// What the bus holds, counted where the memory is.
     ///
     /// For tests that check what returns to its baseline. Computed on demand, under the lock.
@@ -838,6 +850,17 @@ final class ReplayStore: @unchecked Sendable {
 
     /// How many payloads it has room for: one per event.
     var slotCount: Int { filled.count }
+
+    /// Forgets the latest payload of `event`.
+    ///
+    /// - Returns: The payload, to destroy after unlocking; `nil` when it had none.
+    func remove(_ event: Int) -> DeliveryBuffer? {
+        guard filled[event] else { return nil }
+        let removed = DeliveryBuffer(layout: layout)
+        removed.appendMoving(payload: slots + event * layout.stride)
+        filled[event] = false
+        return removed
+    }
 
     /// Makes room for one more event.
     func addEvent() {
