@@ -867,7 +867,13 @@ final class ReplayStore: @unchecked Sendable {
         let count = filled.count
         let grown = UnsafeMutableRawPointer.allocate(
             byteCount: (count + 1) * layout.stride, alignment: layout.alignment)
-        grown.copyMemory(from: slots, byteCount: count * layout.stride)
+        if layout.isBitwiseTakable {
+            grown.copyMemory(from: slots, byteCount: count * layout.stride)
+        } else {
+            for event in filled.indices where filled[event] {
+                layout.move(to: grown + event * layout.stride, from: slots + event * layout.stride)
+            }
+        }
         slots.deallocate()
         slots = grown
         filled.append(false)
