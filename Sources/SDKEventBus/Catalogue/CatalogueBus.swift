@@ -4,8 +4,9 @@
 ///
 /// Every listener receives events in the order they were fired; within one fire, the listeners of
 /// one delivery context are called in the order they subscribed; a listener receives exactly the
-/// events fired while it was subscribed, each once. After ``off(_:)`` returns, its callback never
-/// runs again, not even for events already fired, and the bus no longer retains it.
+/// events fired while it was subscribed, each once. After ``off(_:)`` returns (unless its task was
+/// cancelled), its callback never runs again, not even for events already fired, and the bus no
+/// longer retains it.
 ///
 /// Each subscription says where its callback runs:
 ///
@@ -100,6 +101,11 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     /// before it in the same fire — and otherwise returns after a short lock. It never waits for an
     /// executor that is busy with other work.
     ///
+    /// If the calling task is cancelled, before or while `off` waits, it returns at once with the
+    /// subscription ended, as after ``cancel(_:)``: no later fire reaches it, but a call that a
+    /// delivery pass is making, or has already reached, may still run or be finishing; the bus
+    /// releases the callback when that pass moves on.
+    ///
     /// - Parameter token: The token `on` returned.
     public nonisolated(nonsending) func off(_ token: EventListenerToken) async {
         await storage.off(token)
@@ -126,7 +132,8 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     /// Returns once every event fired before the call has been delivered to its listeners, in every
     /// delivery context.
     ///
-    /// For tests and orderly shutdown: await delivery instead of sleeping.
+    /// For tests and orderly shutdown: await delivery instead of sleeping. If the calling task is
+    /// cancelled, before or while it waits, `flush` returns at once; delivery goes on.
     ///
     /// ```swift
     /// emitter.fire(.ready(ReadyPayload()))

@@ -160,6 +160,8 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///
     /// Waits only while the pass of its lane may still call it (it is at that listener or before
     /// it in the same fire); otherwise returns after the lock. Never waits for a busy executor.
+    /// Cancelled, it returns at once: the subscription has ended, as after ``cancel(_:)``, but the
+    /// call a pass is making, or has reached, may still run.
     func off(_ token: EventListenerToken) async {
         var work = AfterUnlock()
         let waitFor = state.withLock { state -> (lane: Int, bucket: Int, id: UInt64)? in
@@ -168,33 +170,51 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         }
         work.run(diagnostics: diagnostics, storage: self)
         guard let waitFor else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (waiting, watchers) = state.withLock { state in
-                let lane = waitFor.lane
-                guard state.lanes[lane].isPassActive,
-                    state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
-                else { return (false, [CheckedContinuation<Void, Never>]()) }
-                state.lanes[lane].offWaiters.append(continuation)
-                state.lanes[lane].cursor.request()
-                defer { state.lanes[lane].satisfiedOffWaiterWatchers = [] }
-                return (true, state.lanes[lane].satisfiedOffWaiterWatchers)
+        let waiter = BusWaiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (waiting, watchers) = state.withLock { state in
+                    let lane = waitFor.lane
+                    guard !waiter.isCancelled, state.lanes[lane].isPassActive,
+                        state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
+                    else {
+                        waiter.state = .done
+                        return (false, [CheckedContinuation<Void, Never>]())
+                    }
+                    waiter.wait(on: continuation)
+                    state.lanes[lane].offWaiters.append(waiter)
+                    state.lanes[lane].cursor.request()
+                    return (true, state.lanes[lane].takeSatisfiedWaiterWatchers())
+                }
+                if !waiting { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
-            if !waiting { continuation.resume() }
-            for watcher in watchers { watcher.resume() }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                let continuation = waiter.cancel()
+                if continuation != nil { state.lanes[waitFor.lane].offWaiters.removeAll { $0 === waiter } }
+                return continuation
+            }
+            continuation?.resume()
         }
     }
 
-    /// Returns once at least `count` `off` callers wait for the pass of `lane`: a hook for tests
-    /// that must know an `off` is waiting before they let the pass go on.
-    func waitForOffWaiters(_ count: Int, lane: Int) async {
+    /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
+    /// know an `off` or a `flush` is waiting before they let the pass go on, or cancel it.
+    func waitForWaiters(_ kind: DeliveryLane.WaiterKind, _ count: Int, lane: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
-                guard state.lanes[lane].offWaiters.count < count else { return true }
-                state.lanes[lane].offWaiterWatchers.append((count, continuation))
+                guard state.lanes[lane].waiterCount(kind) < count else { return true }
+                state.lanes[lane].waiterWatchers.append((kind, count, continuation))
                 return false
             }
             if now { continuation.resume() }
         }
+    }
+
+    /// Returns once at least `count` `off` callers wait for the pass of `lane`.
+    func waitForOffWaiters(_ count: Int, lane: Int) async {
+        await waitForWaiters(.off, count, lane: lane)
     }
 
     /// Ends every subscription bound to `owner`.
@@ -312,15 +332,36 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         if let inline { deliverImmediately(inline) }
     }
 
-    /// Returns once every fire queued before the call, on every lane, has been delivered.
+    /// Returns once every fire queued before the call, on every lane, has been delivered, or once
+    /// its task is cancelled (at once if it already was).
     func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiter = FlushWaiter(continuation)
-            let nothingOutstanding = state.withLock { state in
-                for lane in state.lanes.indices { state.lanes[lane].addFlushWaiter(waiter) }
-                return waiter.remaining == 0
+        let waiter = BusWaiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (waiting, watchers) = state.withLock { state in
+                    guard !waiter.isCancelled else { return (false, [CheckedContinuation<Void, Never>]()) }
+                    for lane in state.lanes.indices { state.lanes[lane].addFlushWaiter(waiter) }
+                    guard waiter.remaining > 0 else {
+                        waiter.state = .done
+                        return (false, [])
+                    }
+                    waiter.wait(on: continuation)
+                    var watchers: [CheckedContinuation<Void, Never>] = []
+                    for lane in state.lanes.indices { watchers += state.lanes[lane].takeSatisfiedWaiterWatchers() }
+                    return (true, watchers)
+                }
+                if !waiting { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
-            if nothingOutstanding { continuation.resume() }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                let continuation = waiter.cancel()
+                if continuation != nil {
+                    for lane in state.lanes.indices { state.lanes[lane].removeFlushWaiter(waiter) }
+                }
+                return continuation
+            }
+            continuation?.resume()
         }
     }
 
@@ -655,7 +696,9 @@ extension BusStorage.State {
             lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
         }
         if !lanes[lane].offWaiters.isEmpty {
-            work.continuations += lanes[lane].offWaiters
+            for waiter in lanes[lane].offWaiters {
+                if let continuation = waiter.finish() { work.continuations.append(continuation) }
+            }
             lanes[lane].offWaiters = []
         }
         lanes[lane].cursor.clearRequests()
