@@ -174,7 +174,10 @@ public final class EventChannel<Value: Sendable>: Sendable {
                 if case .dropped = continuation.yield(value) { drops.record(name) }
             }
         }
-        continuation.onTermination = { _ in storage.cancel(token) }
+        continuation.onTermination = { _ in
+            storage.cancel(token)
+            drops.finish()
+        }
         return stream
     }
 
