@@ -182,7 +182,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                         return (false, [CheckedContinuation<Void, Never>]())
                     }
                     waiter.wait(on: continuation)
-                    state.lanes[lane].offWaiters.append(waiter)
+                    state.lanes[lane].addOffWaiter(waiter)
                     state.lanes[lane].cursor.request()
                     return (true, state.lanes[lane].takeSatisfiedWaiterWatchers())
                 }
@@ -192,7 +192,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         } onCancel: {
             let continuation = state.withLock { state in
                 let continuation = waiter.cancel()
-                if continuation != nil { state.lanes[waitFor.lane].offWaiters.removeAll { $0 === waiter } }
+                if continuation != nil { state.lanes[waitFor.lane].removeOffWaiter(waiter) }
                 return continuation
             }
             continuation?.resume()
@@ -695,13 +695,20 @@ extension BusStorage.State {
             }
             lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
         }
-        if !lanes[lane].offWaiters.isEmpty {
-            for waiter in lanes[lane].offWaiters {
-                if let continuation = waiter.finish() { work.continuations.append(continuation) }
-            }
-            lanes[lane].offWaiters = []
-        }
+        if !lanes[lane].offWaiters.isEmpty { resumeOffWaiters(lane: lane, into: &work) }
         lanes[lane].cursor.clearRequests()
+    }
+
+    /// Takes the `off` callers waiting on the pass of `lane`, to resume after unlocking.
+    ///
+    /// Out of line: a waiter holds a continuation, whose size the compiler learns only at run time,
+    /// and code that handles one sets up room for it on entry, which the pass's path between
+    /// callbacks must not pay when no one waits.
+    @inline(never)
+    private mutating func resumeOffWaiters(lane: Int, into work: inout AfterUnlock) {
+        for waiter in lanes[lane].takeOffWaiters() {
+            if let continuation = waiter.finish() { work.continuations.append(continuation) }
+        }
     }
 
     /// Frees an actor lane that has nothing left, so that another actor can use it: also when its

@@ -108,9 +108,7 @@ struct DeliveryLane {
     /// Ended entries whose callbacks the running pass may be calling: released when it moves on.
     var deferredReleases: [(bucket: ListenerBucket, position: Int)] = []
     /// `off` callers waiting for the running pass to move on.
-    var offWaiters: [BusWaiter] = [] {
-        didSet { waiterCountChanged() }
-    }
+    private(set) var offWaiters: [BusWaiter] = []
 
     /// The callers a test can wait for with ``BusStorage/waitForWaiters(_:_:lane:)``.
     enum WaiterKind: Sendable {
@@ -121,6 +119,23 @@ struct DeliveryLane {
     var waiterWatchers: [(kind: WaiterKind, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     /// Watchers satisfied by a new waiter, to resume after unlocking.
     var satisfiedWaiterWatchers: [CheckedContinuation<Void, Never>] = []
+
+    /// Registers an `off` caller waiting for the running pass to move on.
+    mutating func addOffWaiter(_ waiter: BusWaiter) {
+        offWaiters.append(waiter)
+        if !waiterWatchers.isEmpty { waiterAdded() }
+    }
+
+    /// Forgets an `off` caller whose task was cancelled.
+    mutating func removeOffWaiter(_ waiter: BusWaiter) {
+        offWaiters.removeAll { $0 === waiter }
+    }
+
+    /// Takes every `off` caller, for the pass to resume: it has moved on.
+    mutating func takeOffWaiters() -> [BusWaiter] {
+        defer { offWaiters = [] }
+        return offWaiters
+    }
 
     /// Takes the watchers a new waiter satisfied, to resume after unlocking.
     mutating func takeSatisfiedWaiterWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -137,7 +152,8 @@ struct DeliveryLane {
         }
     }
 
-    private mutating func waiterCountChanged() {
+    /// Resolves the watchers that a new waiter satisfied: only a new waiter can satisfy one.
+    private mutating func waiterAdded() {
         guard !waiterWatchers.isEmpty else { return }
         var index = 0
         while index < waiterWatchers.count {
@@ -156,9 +172,7 @@ struct DeliveryLane {
 
     private(set) var enqueuedCount: UInt64 = 0
     private(set) var deliveredCount: UInt64 = 0
-    private var flushWaiters: [(target: UInt64, waiter: BusWaiter)] = [] {
-        didSet { waiterCountChanged() }
-    }
+    private var flushWaiters: [(target: UInt64, waiter: BusWaiter)] = []
 
     /// The most fires ever pending at once.
     private(set) var highWaterMark = 0
@@ -247,9 +261,19 @@ struct DeliveryLane {
         return (dropped, markDelivered(UInt64(dropped.count)))
     }
 
+    @inline(__always)
     private mutating func markDelivered(_ count: UInt64) -> [CheckedContinuation<Void, Never>] {
         deliveredCount += count
         guard let first = flushWaiters.first, first.target <= deliveredCount else { return [] }
+        return releaseFlushWaiters()
+    }
+
+    /// Takes the flush callers whose fires have all been delivered.
+    ///
+    /// Out of line, for the reason of `BusStorage.State.resumeOffWaiters(lane:into:)`: the batch's
+    /// path must not set up room for a continuation when no one waits.
+    @inline(never)
+    private mutating func releaseFlushWaiters() -> [CheckedContinuation<Void, Never>] {
         var done: [CheckedContinuation<Void, Never>] = []
         while let first = flushWaiters.first, first.target <= deliveredCount {
             flushWaiters.removeFirst()
@@ -264,6 +288,7 @@ struct DeliveryLane {
         guard !isIdle else { return }
         flushWaiters.append((enqueuedCount, waiter))
         waiter.remaining += 1
+        if !waiterWatchers.isEmpty { waiterAdded() }
     }
 
     /// Forgets a flush caller whose task was cancelled.
