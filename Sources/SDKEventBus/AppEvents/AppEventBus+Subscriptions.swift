@@ -269,7 +269,10 @@ extension AppEventBus {
                 if case .dropped = continuation.yield(element(box)) { drops.record(name) }
             }
         }
-        continuation.onTermination = { _ in storage.cancel(token) }
+        continuation.onTermination = { _ in
+            storage.cancel(token)
+            drops.finish()
+        }
         return stream
     }
 }

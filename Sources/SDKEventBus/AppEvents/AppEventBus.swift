@@ -90,7 +90,8 @@ public final class AppEventBus: Sendable {
     }
 
     /// Publishes `event` and returns once every handler of it (and of every event published
-    /// before) has run, in every delivery context.
+    /// before) has run, in every delivery context; or at once if the calling task is cancelled
+    /// (the event is published, and delivered, all the same).
     ///
     /// - Parameters:
     ///   - event: The event.
@@ -112,7 +113,10 @@ public final class AppEventBus: Sendable {
 
     /// Ends the subscription `token` names, and returns once its handler can no longer run.
     ///
-    /// Waits only while a delivery pass may still call that handler; never for a busy executor.
+    /// Waits only while a delivery pass may still call that handler; never for a busy executor. If
+    /// the calling task is cancelled, before or while it waits, it returns at once with the
+    /// subscription ended, as after ``cancel(_:)``: no later event reaches the handler, but a call
+    /// that a delivery pass is making, or has already reached, may still run or be finishing.
     ///
     /// - Parameter token: The token a `subscribe` returned.
     public func off(_ token: EventListenerToken) async {
@@ -151,7 +155,8 @@ public final class AppEventBus: Sendable {
         storage.cancelAll()
     }
 
-    /// Returns once every event published before the call has reached its handlers.
+    /// Returns once every event published before the call has reached its handlers, or at once if
+    /// the calling task is cancelled (delivery goes on).
     public func flush() async {
         await storage.flush()
     }

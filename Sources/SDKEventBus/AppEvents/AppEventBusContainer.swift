@@ -15,7 +15,19 @@
 ///
 /// Synchronous and safe to call from any thread.
 public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
-    private let buses = LockedValue<[Scope: AppEventBus]>([:])
+    /// The registered buses, and a version that every change bumps.
+    ///
+    /// Looking a scope up runs the scope's own `hash(into:)` and `==`, and naming a bus its
+    /// `description`: user code, which must never run under the lock (it may call back into the
+    /// container). So the lock only hands out the current dictionary and installs a new one if no
+    /// one changed it meanwhile; lookups and changes happen on copies, outside it. Replaced
+    /// dictionaries are released outside it too: their last release runs the scopes' `deinit`s.
+    private struct Registry: Sendable {
+        var version: UInt64 = 0
+        var buses: [Scope: AppEventBus] = [:]
+    }
+
+    private let registry = LockedValue(Registry())
     private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
 
     /// Creates an empty container.
@@ -30,11 +42,15 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The bus registered for `scope`.
     public func bus(for scope: Scope) -> AppEventBus {
-        buses.withLock { buses in
+        var created: AppEventBus?
+        while true {
+            let (version, buses) = snapshot()
             if let bus = buses[scope] { return bus }
-            let bus = AppEventBus(name: "\(scope)", diagnostics: diagnostics)
-            buses[scope] = bus
-            return bus
+            let bus = created ?? AppEventBus(name: "\(scope)", diagnostics: diagnostics)
+            created = bus
+            var updated = buses
+            updated[scope] = bus
+            if install(&updated, over: version) { return bus }
         }
     }
 
@@ -46,12 +62,13 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Throws: ``AppEventBusContainerError/alreadyRegistered(scope:)`` when `scope` has a bus;
     ///   that bus stays registered.
     public func register(_ bus: AppEventBus, for scope: Scope) throws(AppEventBusContainerError) {
-        let registered = buses.withLock { buses in
-            guard buses[scope] == nil else { return false }
-            buses[scope] = bus
-            return true
+        while true {
+            let (version, buses) = snapshot()
+            guard buses[scope] == nil else { throw .alreadyRegistered(scope: "\(scope)") }
+            var updated = buses
+            updated[scope] = bus
+            if install(&updated, over: version) { return }
         }
-        guard registered else { throw .alreadyRegistered(scope: "\(scope)") }
     }
 
     /// The bus of `scope`, if one is registered; never creates one.
@@ -59,7 +76,7 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The registered bus, or `nil`.
     public func existingBus(for scope: Scope) -> AppEventBus? {
-        buses.withLock { $0[scope] }
+        snapshot().buses[scope]
     }
 
     /// Removes the bus of `scope` and ends every subscription on it.
@@ -70,14 +87,39 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Returns: Whether a bus was registered for `scope`.
     @discardableResult
     public func release(_ scope: Scope) -> Bool {
-        guard let bus = buses.withLock({ $0.removeValue(forKey: scope) }) else { return false }
-        bus.cancelAll()
-        return true
+        while true {
+            let (version, buses) = snapshot()
+            guard buses[scope] != nil else { return false }
+            var updated = buses
+            guard let bus = updated.removeValue(forKey: scope) else { return false }
+            if install(&updated, over: version) {
+                bus.cancelAll()
+                return true
+            }
+        }
     }
 
     /// The scopes that have a bus.
     public var scopes: [Scope] {
-        buses.withLock { Array($0.keys) }
+        Array(snapshot().buses.keys)
+    }
+
+    /// The registered buses as they are now, and their version.
+    private func snapshot() -> (version: UInt64, buses: [Scope: AppEventBus]) {
+        registry.withLock { ($0.version, $0.buses) }
+    }
+
+    /// Installs `buses` unless the registry changed since `version`; on success `buses` holds the
+    /// dictionary it replaced, for the caller to release after unlocking.
+    ///
+    /// - Returns: Whether it was installed; if not, the caller starts again from a new snapshot.
+    private func install(_ buses: inout [Scope: AppEventBus], over version: UInt64) -> Bool {
+        registry.withLock { registry in
+            guard registry.version == version else { return false }
+            swap(&registry.buses, &buses)
+            registry.version &+= 1
+            return true
+        }
     }
 }
 

@@ -55,7 +55,8 @@ public final class EventChannel<Value: Sendable>: Sendable {
     }
 
     /// Delivers `value`, and returns once every handler of it (and of every value fired before)
-    /// has run, in every delivery context.
+    /// has run, in every delivery context; or at once if the calling task is cancelled (the value
+    /// is delivered all the same).
     ///
     /// - Parameter value: The value.
     public func fireAndWait(with value: Value) async {
@@ -173,13 +174,21 @@ public final class EventChannel<Value: Sendable>: Sendable {
                 if case .dropped = continuation.yield(value) { drops.record(name) }
             }
         }
-        continuation.onTermination = { _ in storage.cancel(token) }
+        continuation.onTermination = { _ in
+            storage.cancel(token)
+            drops.finish()
+        }
         return stream
     }
 
     // MARK: Ending subscriptions
 
     /// Ends the subscription `token` names, and returns once its handler can no longer run.
+    ///
+    /// Waits only while a delivery pass may still call that handler. If the calling task is
+    /// cancelled, before or while it waits, it returns at once with the subscription ended, as after
+    /// ``cancel(_:)``: no later value reaches the handler, but a call that a delivery pass is making,
+    /// or has already reached, may still run or be finishing.
     ///
     /// - Parameter token: The token a `subscribe` returned.
     public func off(_ token: EventListenerToken) async {
@@ -206,7 +215,8 @@ public final class EventChannel<Value: Sendable>: Sendable {
         storage.cancelAll()
     }
 
-    /// Returns once every value fired before the call has reached its handlers.
+    /// Returns once every value fired before the call has reached its handlers, or at once if the
+    /// calling task is cancelled (delivery goes on).
     public func flush() async {
         await storage.flush()
     }

@@ -9,9 +9,9 @@ extension CatalogueBus {
     /// then removed), and it finishes when the bus shuts down.
     ///
     /// Nothing fired afterwards is missed *unless the consumer falls behind the buffer*: the
-    /// buffering policy then drops events, and the bus reports each run of drops as
-    /// ``BusDiagnostic/sequenceDropped(event:dropped:policy:)``. Pass ``EventBufferingPolicy/unbounded``
-    /// to never drop.
+    /// buffering policy then drops events, and the bus reports every one of them as
+    /// ``BusDiagnostic/sequenceDropped(event:dropped:policy:)`` (at the first drop, per 256 drops,
+    /// and the rest when the sequence ends). Pass ``EventBufferingPolicy/unbounded`` to never drop.
     ///
     /// ```swift
     /// for await payload in bus.events([.bucketing, .conversion]) {
@@ -106,17 +106,42 @@ extension CatalogueBus {
         }
         continuation.onTermination = { _ in
             for token in tokens { storage.cancel(token) }
+            drops.finish()
         }
         return stream
     }
 }
 
-/// Counts the events a sequence's buffer drops and reports them, without flooding the hook.
+/// Counts the events a sequence's buffer drops and reports every one of them, without flooding the
+/// hook.
+///
+/// Reports come at the sequence's first drop, then whenever 256 more have piled up, and with the
+/// remainder when the sequence ends; each report counts one event's drops since its last report. So
+/// the reports of a sequence add up to exactly the events it dropped, and a stalled consumer costs
+/// one report per 256 drops.
 final class DropReporter: Sendable {
+    private struct Counts {
+        /// Drops not yet reported, per event, in the order each event first dropped.
+        var unreported: [(event: String, count: Int)] = []
+        var unreportedTotal = 0
+        var hasReported = false
+        /// Whether the sequence has ended: a drop racing its end is reported at once.
+        var isFinished = false
+
+        /// Takes every unreported count.
+        mutating func take() -> [(event: String, count: Int)] {
+            defer {
+                unreported.removeAll(keepingCapacity: true)
+                unreportedTotal = 0
+                hasReported = true
+            }
+            return unreported
+        }
+    }
+
     private let policy: EventBufferingPolicy
     private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
-    /// Drops not yet reported, and how many drops to wait for before the next report.
-    private let counts = LockedValue((unreported: 0, nextReport: 1))
+    private let counts = LockedValue(Counts())
 
     /// Reports at the first drop, then once per this many.
     static let reportInterval = 256
@@ -126,16 +151,37 @@ final class DropReporter: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// Counts one dropped event of `event`, and reports if due.
     func record(_ event: String) {
-        let report = counts.withLock { counts -> Int? in
-            counts.unreported += 1
-            guard counts.unreported >= counts.nextReport else { return nil }
-            defer {
-                counts.unreported = 0
-                counts.nextReport = Self.reportInterval
+        guard diagnostics != nil else { return }
+        let reports = counts.withLock { counts -> [(event: String, count: Int)] in
+            if let index = counts.unreported.firstIndex(where: { $0.event == event }) {
+                counts.unreported[index].count += 1
+            } else {
+                counts.unreported.append((event, 1))
             }
-            return counts.unreported
+            counts.unreportedTotal += 1
+            guard !counts.hasReported || counts.isFinished || counts.unreportedTotal >= Self.reportInterval else {
+                return []
+            }
+            return counts.take()
         }
-        if let report { diagnostics?(.sequenceDropped(event: event, dropped: report, policy: policy)) }
+        report(reports)
+    }
+
+    /// Reports the drops not yet reported: the sequence has ended.
+    func finish() {
+        guard diagnostics != nil else { return }
+        let reports = counts.withLock { counts in
+            counts.isFinished = true
+            return counts.take()
+        }
+        report(reports)
+    }
+
+    private func report(_ reports: [(event: String, count: Int)]) {
+        for (event, count) in reports {
+            diagnostics?(.sequenceDropped(event: event, dropped: count, policy: policy))
+        }
     }
 }

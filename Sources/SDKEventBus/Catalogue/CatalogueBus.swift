@@ -4,8 +4,9 @@
 ///
 /// Every listener receives events in the order they were fired; within one fire, the listeners of
 /// one delivery context are called in the order they subscribed; a listener receives exactly the
-/// events fired while it was subscribed, each once. After ``off(_:)`` returns, its callback never
-/// runs again, not even for events already fired, and the bus no longer retains it.
+/// events fired while it was subscribed, each once. After ``off(_:)`` returns (unless its task was
+/// cancelled), its callback never runs again, not even for events already fired, and the bus no
+/// longer retains it.
 ///
 /// Each subscription says where its callback runs:
 ///
@@ -100,6 +101,11 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     /// before it in the same fire — and otherwise returns after a short lock. It never waits for an
     /// executor that is busy with other work.
     ///
+    /// If the calling task is cancelled, before or while `off` waits, it returns at once with the
+    /// subscription ended, as after ``cancel(_:)``: no later fire reaches it, but a call that a
+    /// delivery pass is making, or has already reached, may still run or be finishing; the bus
+    /// releases the callback when that pass moves on.
+    ///
     /// - Parameter token: The token `on` returned.
     public nonisolated(nonsending) func off(_ token: EventListenerToken) async {
         await storage.off(token)
@@ -126,7 +132,8 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     /// Returns once every event fired before the call has been delivered to its listeners, in every
     /// delivery context.
     ///
-    /// For tests and orderly shutdown: await delivery instead of sleeping.
+    /// For tests and orderly shutdown: await delivery instead of sleeping. If the calling task is
+    /// cancelled, before or while it waits, `flush` returns at once; delivery goes on.
     ///
     /// ```swift
     /// emitter.fire(.ready(ReadyPayload()))
@@ -214,6 +221,27 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     /// - Parameter payload: The event's payload.
     public func fire<Payload: EventPayload>(_ payload: Payload) where Payload.Catalogue == Catalogue {
         fire(payload.checkedPayloadValue)
+    }
+
+    /// Retracts the payload that `event` replays to late listeners: a listener that subscribes
+    /// afterwards receives nothing of `event` until its next fire.
+    ///
+    /// For a ``ReplayRule/sticky`` or ``ReplayRule/latestOnRequest`` event whose retained value
+    /// stopped being true — the user an SDK announced has logged out, say:
+    ///
+    /// ```swift
+    /// emitter.clearReplay(of: .ready)   // a listener added now waits for the next `.ready`
+    /// ```
+    ///
+    /// Listeners already subscribed are not told, and deliveries already queued (a fire not yet
+    /// delivered, or a replay owed to a listener that subscribed before this call) still happen.
+    /// Synchronous, callable from any context; the retained payload is destroyed before it returns,
+    /// outside the bus's lock. Does nothing for an event whose rule is ``ReplayRule/none``, or that
+    /// has nothing retained.
+    ///
+    /// - Parameter event: The event whose retained payload to forget.
+    public func clearReplay(of event: Catalogue) {
+        storage.clearReplay(of: index.position(of: event))
     }
 
     /// Shuts the bus down: every subscription ends, event sequences finish, and callbacks are

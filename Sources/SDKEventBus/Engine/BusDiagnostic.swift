@@ -13,8 +13,10 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     case backlog(DeliveryBacklog)
     /// An event sequence's buffer was full, so its buffering policy dropped events.
     ///
-    /// `dropped` counts the events dropped since the last report; reports come at the first drop
-    /// and then at most once per 256 drops, so a stalled consumer cannot flood the hook.
+    /// `dropped` counts the events of `event` dropped since its last report. Reports come at the
+    /// sequence's first drop, then once 256 more drops have piled up, and with the rest when the
+    /// sequence ends: a sequence's reports add up to exactly the events it dropped, and a stalled
+    /// consumer cannot flood the hook.
     case sequenceDropped(event: String, dropped: Int, policy: EventBufferingPolicy)
 
     /// A line for logs.

@@ -137,10 +137,31 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
-    /// Ends a subscription, and returns once no callback of it can run any more.
+    /// The one handle that owns the subscription `token` names; see ``EventSubscription``.
+    func subscription(for token: EventListenerToken) -> EventSubscription {
+        let owner = state.withLock { state in state.registry.handle(of: token) { EventSubscription(owning: token) } }
+        // An ended subscription has no owner to share: a handle of its own changes nothing.
+        return owner ?? EventSubscription(owning: token)
+    }
+
+    /// Ends the subscription `token` names if the handle with identity `handle` owns it: from the
+    /// handle's `deinit`.
+    func handleReleased(_ handle: ObjectIdentifier, owning token: EventListenerToken) {
+        var work = AfterUnlock()
+        state.withLock { state in
+            guard state.registry.isOwner(handle, of: token), let ended = state.registry.end(token) else { return }
+            _ = state.end(ended, into: &work)
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
+    /// Ends a subscription, and returns once no callback of it can run any more, or once its task
+    /// is cancelled.
     ///
     /// Waits only while the pass of its lane may still call it (it is at that listener or before
     /// it in the same fire); otherwise returns after the lock. Never waits for a busy executor.
+    /// Cancelled, it returns at once: the subscription has ended, as after ``cancel(_:)``, but the
+    /// call a pass is making, or has reached, may still run.
     func off(_ token: EventListenerToken) async {
         var work = AfterUnlock()
         let waitFor = state.withLock { state -> (lane: Int, bucket: Int, id: UInt64)? in
@@ -149,33 +170,51 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         }
         work.run(diagnostics: diagnostics, storage: self)
         guard let waitFor else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (waiting, watchers) = state.withLock { state in
-                let lane = waitFor.lane
-                guard state.lanes[lane].isPassActive,
-                    state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
-                else { return (false, [CheckedContinuation<Void, Never>]()) }
-                state.lanes[lane].offWaiters.append(continuation)
-                state.lanes[lane].cursor.request()
-                defer { state.lanes[lane].satisfiedOffWaiterWatchers = [] }
-                return (true, state.lanes[lane].satisfiedOffWaiterWatchers)
+        let waiter = BusWaiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (waiting, watchers) = state.withLock { state in
+                    let lane = waitFor.lane
+                    guard !waiter.isCancelled, state.lanes[lane].isPassActive,
+                        state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
+                    else {
+                        waiter.state = .done
+                        return (false, [CheckedContinuation<Void, Never>]())
+                    }
+                    waiter.wait(on: continuation)
+                    state.lanes[lane].addOffWaiter(waiter)
+                    state.lanes[lane].cursor.request()
+                    return (true, state.lanes[lane].takeSatisfiedWaiterWatchers())
+                }
+                if !waiting { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
-            if !waiting { continuation.resume() }
-            for watcher in watchers { watcher.resume() }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                let continuation = waiter.cancel()
+                if continuation != nil { state.lanes[waitFor.lane].removeOffWaiter(waiter) }
+                return continuation
+            }
+            continuation?.resume()
         }
     }
 
-    /// Returns once at least `count` `off` callers wait for the pass of `lane`: a hook for tests
-    /// that must know an `off` is waiting before they let the pass go on.
-    func waitForOffWaiters(_ count: Int, lane: Int) async {
+    /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
+    /// know an `off` or a `flush` is waiting before they let the pass go on, or cancel it.
+    func waitForWaiters(_ kind: DeliveryLane.WaiterKind, _ count: Int, lane: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
-                guard state.lanes[lane].offWaiters.count < count else { return true }
-                state.lanes[lane].offWaiterWatchers.append((count, continuation))
+                guard state.lanes[lane].waiterCount(kind) < count else { return true }
+                state.lanes[lane].waiterWatchers.append((kind, count, continuation))
                 return false
             }
             if now { continuation.resume() }
         }
+    }
+
+    /// Returns once at least `count` `off` callers wait for the pass of `lane`.
+    func waitForOffWaiters(_ count: Int, lane: Int) async {
+        await waitForWaiters(.off, count, lane: lane)
     }
 
     /// Ends every subscription bound to `owner`.
@@ -238,9 +277,32 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
-    /// The capacity the registry holds, for tests that check storage returns to its baseline.
-    var registryFootprint: Int {
-        state.withLock { $0.registry.storageFootprint }
+    /// Forgets the payload `event` replays to late listeners.
+    ///
+    /// A listener subscribing from now on receives nothing until the next fire. Deliveries already
+    /// queued, replays included, still happen. The payload is destroyed after unlocking.
+    func clearReplay(of event: Int) {
+        var work = AfterUnlock()
+        state.withLock { state in
+            if let removed = state.latest.remove(event) { work.dropped.append(removed) }
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
+    /// What the bus holds, counted where the memory is.
+    ///
+    /// For tests that check what returns to its baseline. Computed on demand, under the lock.
+    var footprint: StorageFootprint {
+        state.withLock { state in
+            var footprint = StorageFootprint()
+            state.registry.addFootprint(to: &footprint)
+            footprint.lanes = state.lanes.count
+            footprint.vacantLanes = state.vacantLanes.count
+            footprint.laneBufferCapacity = state.lanes.reduce(0) { $0 + $1.bufferCapacity }
+            footprint.retainedReplays = state.latest.retainedCount
+            footprint.replaySlots = state.latest.slotCount
+            return footprint
+        }
     }
 
     // MARK: Fire → delivery
@@ -270,15 +332,36 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         if let inline { deliverImmediately(inline) }
     }
 
-    /// Returns once every fire queued before the call, on every lane, has been delivered.
+    /// Returns once every fire queued before the call, on every lane, has been delivered, or once
+    /// its task is cancelled (at once if it already was).
     func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waiter = FlushWaiter(continuation)
-            let nothingOutstanding = state.withLock { state in
-                for lane in state.lanes.indices { state.lanes[lane].addFlushWaiter(waiter) }
-                return waiter.remaining == 0
+        let waiter = BusWaiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (waiting, watchers) = state.withLock { state in
+                    guard !waiter.isCancelled else { return (false, [CheckedContinuation<Void, Never>]()) }
+                    for lane in state.lanes.indices { state.lanes[lane].addFlushWaiter(waiter) }
+                    guard waiter.remaining > 0 else {
+                        waiter.state = .done
+                        return (false, [])
+                    }
+                    waiter.wait(on: continuation)
+                    var watchers: [CheckedContinuation<Void, Never>] = []
+                    for lane in state.lanes.indices { watchers += state.lanes[lane].takeSatisfiedWaiterWatchers() }
+                    return (true, watchers)
+                }
+                if !waiting { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
-            if nothingOutstanding { continuation.resume() }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                let continuation = waiter.cancel()
+                if continuation != nil {
+                    for lane in state.lanes.indices { state.lanes[lane].removeFlushWaiter(waiter) }
+                }
+                return continuation
+            }
+            continuation?.resume()
         }
     }
 
@@ -612,11 +695,20 @@ extension BusStorage.State {
             }
             lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
         }
-        if !lanes[lane].offWaiters.isEmpty {
-            work.continuations += lanes[lane].offWaiters
-            lanes[lane].offWaiters = []
-        }
+        if !lanes[lane].offWaiters.isEmpty { resumeOffWaiters(lane: lane, into: &work) }
         lanes[lane].cursor.clearRequests()
+    }
+
+    /// Takes the `off` callers waiting on the pass of `lane`, to resume after unlocking.
+    ///
+    /// Out of line: a waiter holds a continuation, whose size the compiler learns only at run time,
+    /// and code that handles one sets up room for it on entry, which the pass's path between
+    /// callbacks must not pay when no one waits.
+    @inline(never)
+    private mutating func resumeOffWaiters(lane: Int, into work: inout AfterUnlock) {
+        for waiter in lanes[lane].takeOffWaiters() {
+            if let continuation = waiter.finish() { work.continuations.append(continuation) }
+        }
     }
 
     /// Frees an actor lane that has nothing left, so that another actor can use it: also when its
@@ -639,6 +731,35 @@ extension BusStorage.State {
         if !flushed.isEmpty { work.continuations += flushed }
         vacate(lane: lane)
     }
+}
+
+/// What a bus's storage holds, counted where its memory is; see ``BusStorage/footprint``.
+///
+/// Entries in use drop to zero when the last subscription ends; capacities are the memory kept for
+/// the next ones.
+struct StorageFootprint: Equatable, Sendable {
+    /// Entries held for subscriptions (slot rows, bucket entries and holes, side-table entries).
+    var entries = 0
+    /// Live subscriptions.
+    var liveSubscriptions = 0
+    /// Rows the slot table and its free list have room for.
+    var slotCapacity = 0
+    /// Entries the side tables (owners and end hooks, handles) have room for.
+    var sideTableCapacity = 0
+    /// Buckets: one per event and lane that ever had a subscription.
+    var buckets = 0
+    /// Entries the buckets' allocated chunks have room for.
+    var bucketChunkCapacity = 0
+    /// Delivery lanes: the main actor's, the immediate one, and one per actor in use or vacant.
+    var lanes = 0
+    /// Lanes freed by actors that are gone, kept for the next actor.
+    var vacantLanes = 0
+    /// Deliveries the lanes' buffers have room for.
+    var laneBufferCapacity = 0
+    /// Payloads retained for replay.
+    var retainedReplays = 0
+    /// Payloads the replay store has room for: one per event.
+    var replaySlots = 0
 }
 
 /// What a locked section leaves to do once the lock is released: it may run user code.
@@ -774,12 +895,35 @@ final class ReplayStore: @unchecked Sendable {
         return replaced
     }
 
+    /// How many payloads it retains.
+    var retainedCount: Int { filled.reduce(0) { $0 + ($1 ? 1 : 0) } }
+
+    /// How many payloads it has room for: one per event.
+    var slotCount: Int { filled.count }
+
+    /// Forgets the latest payload of `event`.
+    ///
+    /// - Returns: The payload, to destroy after unlocking; `nil` when it had none.
+    func remove(_ event: Int) -> DeliveryBuffer? {
+        guard filled[event] else { return nil }
+        let removed = DeliveryBuffer(layout: layout)
+        removed.appendMoving(payload: slots + event * layout.stride)
+        filled[event] = false
+        return removed
+    }
+
     /// Makes room for one more event.
     func addEvent() {
         let count = filled.count
         let grown = UnsafeMutableRawPointer.allocate(
             byteCount: (count + 1) * layout.stride, alignment: layout.alignment)
-        grown.copyMemory(from: slots, byteCount: count * layout.stride)
+        if layout.isBitwiseTakable {
+            grown.copyMemory(from: slots, byteCount: count * layout.stride)
+        } else {
+            for event in filled.indices where filled[event] {
+                layout.move(to: grown + event * layout.stride, from: slots + event * layout.stride)
+            }
+        }
         slots.deallocate()
         slots = grown
         filled.append(false)

@@ -10,14 +10,69 @@ enum LaneSelector: @unchecked Sendable {
     case actor(any Actor)
 }
 
-/// A caller of ``BusStorage/flush()`` and how many lanes it still waits for.
-final class FlushWaiter: @unchecked Sendable {
+/// A caller of ``BusStorage/flush()`` or ``BusStorage/off(_:)`` waiting on the bus: its
+/// continuation, and whether its task was cancelled before it could wait.
+///
+/// Made before the caller suspends, so that a cancellation handler can name it (its identity is the
+/// waiter's id). Cancellation lands in one of three states: before the waiter waits (it is
+/// remembered, and the waiter returns as soon as it would start waiting), while it waits (it is
+/// removed from wherever it waits and resumed), or after it was resumed (nothing to do). So it is
+/// resumed exactly once, and leaves nothing behind.
+final class BusWaiter: @unchecked Sendable {
     // @unchecked: only touched under the bus's lock.
-    var remaining = 0
-    let continuation: CheckedContinuation<Void, Never>
 
-    init(_ continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = continuation
+    enum State {
+        /// Made, not waiting yet.
+        case starting
+        /// Suspended on this continuation.
+        case waiting(CheckedContinuation<Void, Never>)
+        /// Its task was cancelled before it waited: it must not start.
+        case cancelled
+        /// Resumed, or returned without waiting.
+        case done
+    }
+
+    var state = State.starting
+    /// For a flush: how many lanes it still waits for.
+    var remaining = 0
+
+    /// Whether its task was cancelled before it started waiting.
+    var isCancelled: Bool {
+        if case .cancelled = state { true } else { false }
+    }
+
+    /// Whether it is suspended, waiting to be resumed.
+    var isWaiting: Bool {
+        if case .waiting = state { true } else { false }
+    }
+
+    /// Starts waiting on `continuation`.
+    func wait(on continuation: CheckedContinuation<Void, Never>) {
+        state = .waiting(continuation)
+    }
+
+    /// Ends the wait: the continuation to resume after unlocking, if it was waiting.
+    func finish() -> CheckedContinuation<Void, Never>? {
+        guard case .waiting(let continuation) = state else { return nil }
+        state = .done
+        return continuation
+    }
+
+    /// Records that its task was cancelled.
+    ///
+    /// - Returns: The continuation to resume after unlocking if it was waiting (the caller also
+    ///   removes it from where it waits); `nil` otherwise, having remembered the cancellation if it
+    ///   had not started.
+    func cancel() -> CheckedContinuation<Void, Never>? {
+        switch state {
+        case .starting:
+            state = .cancelled
+            return nil
+        case .waiting:
+            return finish()
+        case .cancelled, .done:
+            return nil
+        }
     }
 }
 
@@ -53,26 +108,71 @@ struct DeliveryLane {
     /// Ended entries whose callbacks the running pass may be calling: released when it moves on.
     var deferredReleases: [(bucket: ListenerBucket, position: Int)] = []
     /// `off` callers waiting for the running pass to move on.
-    var offWaiters: [CheckedContinuation<Void, Never>] = [] {
-        didSet { offWaiterCountChanged() }
-    }
-    /// Tests waiting for `off` callers to wait; see ``BusStorage/waitForOffWaiters(_:lane:)``.
-    var offWaiterWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    /// Watchers satisfied by a change of ``offWaiters``, to resume after unlocking.
-    var satisfiedOffWaiterWatchers: [CheckedContinuation<Void, Never>] = []
+    private(set) var offWaiters: [BusWaiter] = []
 
-    private mutating func offWaiterCountChanged() {
-        guard !offWaiterWatchers.isEmpty else { return }
-        let count = offWaiters.count
-        satisfiedOffWaiterWatchers += offWaiterWatchers.filter { $0.count <= count }.map(\.continuation)
-        offWaiterWatchers.removeAll { $0.count <= count }
+    /// The callers a test can wait for with ``BusStorage/waitForWaiters(_:_:lane:)``.
+    enum WaiterKind: Sendable {
+        case off, flush
     }
+
+    /// Tests waiting for `off` or `flush` callers to wait on this lane.
+    var waiterWatchers: [(kind: WaiterKind, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Watchers satisfied by a new waiter, to resume after unlocking.
+    var satisfiedWaiterWatchers: [CheckedContinuation<Void, Never>] = []
+
+    /// Registers an `off` caller waiting for the running pass to move on.
+    mutating func addOffWaiter(_ waiter: BusWaiter) {
+        offWaiters.append(waiter)
+        if !waiterWatchers.isEmpty { waiterAdded() }
+    }
+
+    /// Forgets an `off` caller whose task was cancelled.
+    mutating func removeOffWaiter(_ waiter: BusWaiter) {
+        offWaiters.removeAll { $0 === waiter }
+    }
+
+    /// Takes every `off` caller, for the pass to resume: it has moved on.
+    mutating func takeOffWaiters() -> [BusWaiter] {
+        defer { offWaiters = [] }
+        return offWaiters
+    }
+
+    /// Takes the watchers a new waiter satisfied, to resume after unlocking.
+    mutating func takeSatisfiedWaiterWatchers() -> [CheckedContinuation<Void, Never>] {
+        guard !satisfiedWaiterWatchers.isEmpty else { return [] }
+        defer { satisfiedWaiterWatchers = [] }
+        return satisfiedWaiterWatchers
+    }
+
+    /// How many callers of `kind` wait on this lane.
+    func waiterCount(_ kind: WaiterKind) -> Int {
+        switch kind {
+        case .off: offWaiters.count
+        case .flush: flushWaiters.count
+        }
+    }
+
+    /// Resolves the watchers that a new waiter satisfied: only a new waiter can satisfy one.
+    private mutating func waiterAdded() {
+        guard !waiterWatchers.isEmpty else { return }
+        var index = 0
+        while index < waiterWatchers.count {
+            let watcher = waiterWatchers[index]
+            if watcher.count <= waiterCount(watcher.kind) {
+                satisfiedWaiterWatchers.append(watcher.continuation)
+                waiterWatchers.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+    }
+
     /// Buckets to tidy once no pass runs; each at most once (its ``ListenerBucket/isDueForTidying``).
     var bucketsDueForTidying: [ListenerBucket] = []
 
     private(set) var enqueuedCount: UInt64 = 0
     private(set) var deliveredCount: UInt64 = 0
-    private var flushWaiters: [(target: UInt64, waiter: FlushWaiter)] = []
+    private var flushWaiters: [(target: UInt64, waiter: BusWaiter)] = []
 
     /// The most fires ever pending at once.
     private(set) var highWaterMark = 0
@@ -86,6 +186,10 @@ struct DeliveryLane {
         pending = DeliveryBuffer(layout: layout)
         spare = DeliveryBuffer(layout: layout)
     }
+
+    /// How many deliveries the lane's two buffers hold room for: the memory they keep (they never
+    /// shrink).
+    var bufferCapacity: Int { pending.capacity + spare.capacity }
 
     /// Whether every fire queued on the lane has been delivered.
     var isIdle: Bool { enqueuedCount == deliveredCount }
@@ -157,23 +261,39 @@ struct DeliveryLane {
         return (dropped, markDelivered(UInt64(dropped.count)))
     }
 
+    @inline(__always)
     private mutating func markDelivered(_ count: UInt64) -> [CheckedContinuation<Void, Never>] {
         deliveredCount += count
         guard let first = flushWaiters.first, first.target <= deliveredCount else { return [] }
+        return releaseFlushWaiters()
+    }
+
+    /// Takes the flush callers whose fires have all been delivered.
+    ///
+    /// Out of line, for the reason of `BusStorage.State.resumeOffWaiters(lane:into:)`: the batch's
+    /// path must not set up room for a continuation when no one waits.
+    @inline(never)
+    private mutating func releaseFlushWaiters() -> [CheckedContinuation<Void, Never>] {
         var done: [CheckedContinuation<Void, Never>] = []
         while let first = flushWaiters.first, first.target <= deliveredCount {
             flushWaiters.removeFirst()
             first.waiter.remaining -= 1
-            if first.waiter.remaining == 0 { done.append(first.waiter.continuation) }
+            if first.waiter.remaining == 0, let continuation = first.waiter.finish() { done.append(continuation) }
         }
         return done
     }
 
     /// Registers a flush caller for the fires queued so far, unless they have all been delivered.
-    mutating func addFlushWaiter(_ waiter: FlushWaiter) {
+    mutating func addFlushWaiter(_ waiter: BusWaiter) {
         guard !isIdle else { return }
         flushWaiters.append((enqueuedCount, waiter))
         waiter.remaining += 1
+        if !waiterWatchers.isEmpty { waiterAdded() }
+    }
+
+    /// Forgets a flush caller whose task was cancelled.
+    mutating func removeFlushWaiter(_ waiter: BusWaiter) {
+        flushWaiters.removeAll { $0.waiter === waiter }
     }
 
     private mutating func recordBacklog() -> DeliveryBacklog? {

@@ -1,10 +1,10 @@
 /// An opaque handle to one subscription, returned by `on`; pass it to `off` (or ``cancel()``) to
 /// unsubscribe.
 ///
-/// Tokens are cheap values: keep them in a `Set` or a property and end the subscription later. A
-/// token only ever ends the subscription it was returned for: ending it twice, or passing it to
-/// another bus, does nothing. To end a subscription when an object goes away, wrap the token in an
-/// ``EventSubscription`` (``store(in:)``).
+/// Tokens are cheap values: keep them in a `Set` or a property and end the subscription later.
+/// Releasing a token ends nothing. A token only ever ends the subscription it was returned for:
+/// ending it twice, or passing it to another bus, does nothing. To end a subscription when an
+/// object goes away, keep its ``subscription`` handle instead (``store(in:)``).
 ///
 /// ```swift
 /// let token = bus.on(.configUpdated) { payload in render(payload) }
@@ -59,4 +59,10 @@ public struct EventListenerToken: Hashable, Sendable, CustomStringConvertible {
 protocol SubscriptionIssuer: AnyObject, Sendable {
     /// Ends the subscription, without waiting for a running pass.
     func cancel(_ token: EventListenerToken)
+
+    /// The one handle that owns the subscription.
+    func subscription(for token: EventListenerToken) -> EventSubscription
+
+    /// Ends the subscription if the handle with identity `handle` owns it.
+    func handleReleased(_ handle: ObjectIdentifier, owning token: EventListenerToken)
 }

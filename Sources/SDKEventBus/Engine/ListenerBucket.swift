@@ -100,6 +100,15 @@ final class ListenerBucket: @unchecked Sendable {
         }
     }
 
+    /// How many entries the allocated chunks hold room for: the memory the bucket keeps.
+    ///
+    /// Computed on demand, for tests.
+    var chunkCapacity: Int {
+        var capacity = 0
+        for chunk in 0..<Self.maximumChunks where chunks[chunk] != nil { capacity += Self.chunkCapacity(chunk) }
+        return capacity
+    }
+
     // MARK: Changes (under the lock)
 
     /// Appends a live entry and publishes it.

@@ -34,6 +34,13 @@ struct ListenerRegistry {
         let lifetime: SubscriptionLifetime?
     }
 
+    /// The one handle of a subscription, held weakly: the handle's holders own the subscription.
+    struct HandleRecord {
+        weak var handle: EventSubscription?
+        /// The handle's identity, kept for its `deinit`, when the weak reference is already `nil`.
+        let id: ObjectIdentifier
+    }
+
     let busID: UInt64
     private(set) var buckets: [ListenerBucket] = []
     /// The same buckets, to read on the fire path without retaining them (``buckets`` keeps them).
@@ -45,6 +52,8 @@ struct ListenerRegistry {
     private var slots: [Slot] = []
     private var freeSlots: [Int32] = []
     private var lifetimes: [Int32: SubscriptionLifetime] = [:]
+    /// The ``EventSubscription`` that owns a subscription, for those that were asked for one.
+    private var handles: [Int32: HandleRecord] = [:]
     /// How many live subscriptions are bound to an owner, and when to next look for dead owners.
     private var ownerBoundCount = 0
     private var ownerSweepThreshold = 64
@@ -82,9 +91,22 @@ struct ListenerRegistry {
     /// The number of live subscriptions.
     var totalCount: Int { slots.count - freeSlots.count }
 
-    /// The capacity held for subscriptions; it returns to its baseline when they end.
-    var storageFootprint: Int {
-        slots.count + buckets.reduce(0) { $0 + $1.count } + lifetimes.count
+    /// The entries held for subscriptions, holes included.
+    ///
+    /// Zero once every subscription has ended and its bucket was tidied. Not the memory (see
+    /// ``addFootprint(to:)``).
+    var entryCount: Int {
+        slots.count + buckets.reduce(0) { $0 + $1.count } + lifetimes.count + handles.count
+    }
+
+    /// Adds what the registry holds to `footprint`: computed on demand, for tests.
+    func addFootprint(to footprint: inout StorageFootprint) {
+        footprint.entries += entryCount
+        footprint.liveSubscriptions += totalCount
+        footprint.slotCapacity += slots.capacity + freeSlots.capacity
+        footprint.sideTableCapacity += lifetimes.capacity + handles.capacity
+        footprint.buckets += buckets.count
+        footprint.bucketChunkCapacity += buckets.reduce(0) { $0 + $1.chunkCapacity }
     }
 
     // MARK: Subscribing
@@ -143,6 +165,32 @@ struct ListenerRegistry {
         return (bucket, bucket.entry(at: Int(slot.position)))
     }
 
+    // MARK: Handles
+
+    /// The handle that owns the live subscription `token` names.
+    ///
+    /// The one already made while it lives, or else `make()`'s, recorded as its owner; `nil` when
+    /// the subscription has ended.
+    ///
+    /// The returned reference is strong: the caller releases it after unlocking, in case it is the
+    /// last one (its `deinit` ends the subscription, which takes the lock).
+    mutating func handle(of token: EventListenerToken, make: () -> EventSubscription) -> EventSubscription? {
+        guard liveSlot(of: token) != nil else { return nil }
+        let slot = Int32(token.slot)
+        // Bound in two steps: `handles[slot]?.handle` (a weak load through an optional chain on a
+        // dictionary subscript) crashes in `swift_weakLoadStrong` with the Swift 6.3.1 compiler.
+        if let record = handles[slot], let existing = record.handle { return existing }
+        let handle = make()
+        handles[slot] = HandleRecord(handle: handle, id: ObjectIdentifier(handle))
+        return handle
+    }
+
+    /// Whether the handle with identity `id` owns the live subscription `token` names.
+    func isOwner(_ id: ObjectIdentifier, of token: EventListenerToken) -> Bool {
+        guard liveSlot(of: token) != nil else { return false }
+        return handles[Int32(token.slot)]?.id == id
+    }
+
     // MARK: Ending subscriptions
 
     /// Ends the subscription `token` names, if it is one of this bus's live subscriptions.
@@ -160,6 +208,7 @@ struct ListenerRegistry {
         slots[Int(slot)] = .free
         freeSlots.append(slot)
         let lifetime = lifetimes.removeValue(forKey: slot)
+        if !handles.isEmpty { handles.removeValue(forKey: slot) }
         if lifetime?.ownerID != nil { ownerBoundCount -= 1 }
         if freeSlots.count == slots.count {
             // No subscription left: start over, keeping small tables' capacity for the next ones.

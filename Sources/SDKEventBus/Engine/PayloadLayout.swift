@@ -1,9 +1,14 @@
-/// How to copy and destroy the payloads of one bus: all the engine knows of their type.
+/// How to copy, move and destroy the payloads of one bus: all the engine knows of their type.
 ///
 /// The engine is not generic: it keeps payloads as raw bytes in its queues and hands passes their
 /// address. Generic code would run unspecialized for every catalogue declared in another module
 /// (and, called from another module, for the built-in one too), paying metadata lookups on every
 /// fire; a layout made once per bus costs one indirect call per copy instead.
+///
+/// Moves go through the type's own move unless the type is bitwise-takable. Most Swift values are
+/// (a class reference, a `String`, an array), and a byte copy is then their move; but a value that
+/// holds a `weak` reference (to an Objective-C object on Apple platforms, to any object on Linux)
+/// is not, and copying its bytes to a new address would leave the runtime's record of it behind.
 struct PayloadLayout: Sendable {
     /// The payload's size: the bytes a copy reads (none for an empty type such as `Void`, whose
     /// address may not be readable).
@@ -14,9 +19,14 @@ struct PayloadLayout: Sendable {
     let alignment: Int
     /// Whether the payload is plain bytes: copied with `memcpy`, destroyed by doing nothing.
     let isTrivial: Bool
+    /// Whether a byte copy to a new address, forgetting the old one, moves the payload.
+    let isBitwiseTakable: Bool
     /// Initializes the uninitialized memory at the first address with a copy of the payload at the
     /// second.
     let copy: @Sendable (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
+    /// Moves the payload at the second address into the uninitialized memory at the first, leaving
+    /// the second uninitialized: the type's own move.
+    let move: @Sendable (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void
     /// Deinitializes the payload at the address.
     let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
 
@@ -27,8 +37,13 @@ struct PayloadLayout: Sendable {
             stride: MemoryLayout<Payload>.stride,
             alignment: MemoryLayout<Payload>.alignment,
             isTrivial: _isPOD(Payload.self),
+            isBitwiseTakable: _isBitwiseTakable(Payload.self),
             copy: { target, source in
                 target.initializeMemory(as: Payload.self, to: source.assumingMemoryBound(to: Payload.self).pointee)
+            },
+            move: { target, source in
+                target.assumingMemoryBound(to: Payload.self).moveInitialize(
+                    from: source.assumingMemoryBound(to: Payload.self), count: 1)
             },
             destroy: { payload in
                 payload.assumingMemoryBound(to: Payload.self).deinitialize(count: 1)
@@ -43,6 +58,17 @@ struct PayloadLayout: Sendable {
             target.copyMemory(from: source, byteCount: size)
         } else {
             copy(target, source)
+        }
+    }
+
+    /// Moves the payload at `source` into uninitialized memory at `target`; `source` is left
+    /// uninitialized.
+    @inline(__always)
+    func move(to target: UnsafeMutableRawPointer, from source: UnsafeMutableRawPointer) {
+        if isBitwiseTakable {
+            target.copyMemory(from: source, byteCount: size)
+        } else {
+            move(target, source)
         }
     }
 
@@ -69,7 +95,8 @@ final class DeliveryBuffer: @unchecked Sendable {
     // Guarded by the bus's lock or owned by one pass: the runtime's exclusivity checks would only
     // cost time.
     @exclusivity(unchecked) private(set) var count = 0
-    @exclusivity(unchecked) private var capacity = 0
+    /// How many entries there is room for: the memory the buffer keeps (it never shrinks).
+    @exclusivity(unchecked) private(set) var capacity = 0
     @exclusivity(unchecked) private var base: UnsafeMutableRawPointer?
 
     init(layout: PayloadLayout) {
@@ -102,7 +129,7 @@ final class DeliveryBuffer: @unchecked Sendable {
         let entry = base.unsafelyUnwrapped + count * entryStride
         entry.initializeMemory(
             as: DeliveryHeader.self, to: DeliveryHeader(bucket: .passUnretained(Self.noBucket), mark: 0))
-        (entry + payloadOffset).copyMemory(from: payload, byteCount: layout.size)
+        layout.move(to: entry + payloadOffset, from: payload)
         count += 1
     }
 
@@ -134,8 +161,16 @@ final class DeliveryBuffer: @unchecked Sendable {
         let alignment = max(layout.alignment, MemoryLayout<DeliveryHeader>.alignment)
         let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity * entryStride, alignment: alignment)
         if let base {
-            // Swift values are bitwise movable: a move is a copy of the bytes.
-            newBase.copyMemory(from: base, byteCount: count * entryStride)
+            if layout.isBitwiseTakable {
+                newBase.copyMemory(from: base, byteCount: count * entryStride)
+            } else {
+                // Headers are plain data; each payload moves the way its type moves.
+                for index in 0..<count {
+                    let offset = index * entryStride
+                    (newBase + offset).copyMemory(from: base + offset, byteCount: MemoryLayout<DeliveryHeader>.size)
+                    layout.move(to: newBase + offset + payloadOffset, from: base + offset + payloadOffset)
+                }
+            }
             base.deallocate()
         }
         base = newBase

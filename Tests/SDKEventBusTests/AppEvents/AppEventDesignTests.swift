@@ -167,10 +167,8 @@ import Testing
     }
 
     @Test func playlistShuffledEventsArriveAsABoundedStreamThatReportsWhatItDropped() async {
-        let dropped = Counter()
-        let appBus = AppEventBus { diagnostic in
-            if case .sequenceDropped = diagnostic { dropped.increment() }
-        }
+        let reports = DropReports()
+        let appBus = AppEventBus(diagnostics: reports.record)
         let shuffles = appBus.events(of: PlaylistShuffled.self, bufferingPolicy: .bufferingNewest(2))
         for seed in 0..<5 { appBus.publish(PlaylistShuffled(order: [seed])) }
         appBus.cancelAll()
@@ -178,6 +176,7 @@ import Testing
         var orders: [[Int]] = []
         for await shuffled in shuffles { orders.append(shuffled.order) }
         #expect(orders == [[3], [4]], "the newest two, in order")
-        #expect(dropped.count > 0)
+        #expect(reports.counts == [1, 2], "the first drop at once, the other two when the stream ended")
+        #expect(reports.total == 3, "every dropped event is reported")
     }
 }

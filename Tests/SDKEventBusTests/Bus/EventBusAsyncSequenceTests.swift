@@ -55,12 +55,12 @@ import Testing
         #expect(bus.listenerCount(for: .conversion) == 0)
     }
 
-    @Test func droppingThousandsOfSequencesLeavesStorageAtItsBaseline() async {
+    @Test func droppingThousandsOfSequencesLeavesNoEntryBehind() async {
         for _ in 0..<5_000 {
             _ = bus.events([.conversion, .bucketing])
         }
         #expect(bus.listenerCount(for: .conversion) == 0)
-        #expect(bus.storage.registryFootprint == 0)
+        #expect(bus.storage.footprint.entries == 0)
     }
 
     @Test func busShutdownFinishesTheSequence() async {
@@ -121,5 +121,46 @@ import Testing
         await bus.flush()
         emitter.shutdown()
         #expect(await consumer.value == [ConversionPayload(goalId: "g", visitorId: "v")])
+    }
+
+    // MARK: Every drop is reported
+
+    @Test func everyEventASequenceDropsIsReportedUnderItsOwnEvent() async {
+        let reports = DropReports()
+        let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
+        let stream = bus.events([.bucketing, .conversion], bufferingPolicy: .bufferingOldest(1))
+        for _ in 0..<3 { emitter.fire(SamplePayloads.sample(.bucketing)) }
+        for _ in 0..<2 { emitter.fire(SamplePayloads.sample(.conversion)) }
+        #expect(reports.counts == [1], "the first drop is reported at once")
+        emitter.shutdown()
+        var received: [SystemEvent] = []
+        for await payload in stream { received.append(payload.event) }
+        #expect(received == [.bucketing])
+        #expect(reports.events == ["bucketing", "bucketing", "conversion"])
+        #expect(reports.counts == [1, 1, 2], "the rest when the sequence ended, per event")
+    }
+
+    @Test func aStalledConsumerIsReportedOncePer256DropsAndTheRestWhenTheSequenceEnds() async {
+        let reports = DropReports()
+        let channel = EventChannel<Int>(diagnostics: reports.record)
+        let values = channel.values(bufferingPolicy: .bufferingOldest(1))
+        for value in 0...600 { channel.fire(with: value) }
+        #expect(reports.counts == [1, 256, 256])
+        channel.cancelAll()
+        var received: [Int] = []
+        for await value in values { received.append(value) }
+        #expect(received == [0])
+        #expect(reports.counts == [1, 256, 256, 87])
+        #expect(reports.total == 600, "every one of the 600 dropped values is reported")
+    }
+
+    @Test func aDropAfterTheSequenceEndedIsReportedAtOnce() async {
+        let reports = DropReports()
+        let reporter = DropReporter(policy: .bufferingOldest(1), diagnostics: reports.record)
+        reporter.record("bucketing")
+        reporter.record("bucketing")
+        reporter.finish()
+        reporter.record("bucketing")  // a drop racing the end of the sequence
+        #expect(reports.counts == [1, 1, 1])
     }
 }

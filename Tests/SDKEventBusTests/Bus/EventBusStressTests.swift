@@ -65,9 +65,9 @@ import Testing
         #expect(bus.listenerCount(for: .conversion) == Self.churnRounds)
     }
 
-    @Test func subscribeUnsubscribeCyclesLeaveStorageAtItsBaseline() async {
+    @Test func subscribeUnsubscribeCyclesFromFourTasksLeaveNoEntryBehind() async {
         let (bus, _) = EventBus.makeBus()
-        let baseline = bus.storage.registryFootprint
+        let baseline = bus.storage.footprint.entries
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<4 {
                 group.addTask {
@@ -78,7 +78,7 @@ import Testing
                 }
             }
         }
-        #expect(bus.storage.registryFootprint == baseline)
+        #expect(bus.storage.footprint.entries == baseline)
         for event in SystemEvent.allCases {
             #expect(bus.listenerCount(for: event) == 0)
         }

@@ -94,7 +94,7 @@ import Testing
             for event in SystemEvent.allCases { bus.on(event, owner: screen) { _, _ in } }
         }
         #expect(bus.listenerCount(for: .segments) == 0)
-        #expect(bus.storage.registryFootprint == 0)
+        #expect(bus.storage.footprint.entries == 0)
     }
 
     @Test func deadOwnersDoNotAccumulateAsNewOwnersSubscribe() async {
@@ -102,7 +102,7 @@ import Testing
             let screen = Screen()
             bus.on(.conversion, owner: screen) { _, _ in }
         }
-        #expect(bus.storage.registryFootprint < 300, "sweeps run as owner-bound subscriptions grow")
+        #expect(bus.storage.footprint.entries < 300, "sweeps run as owner-bound subscriptions grow")
     }
 
     @Test func cancelAllOwnedByEndsEveryOwnerSubscriptionFromItsDeinit() async {

@@ -154,7 +154,7 @@ private let bucketing = 3
         let tokens = (0..<1_000).map { registry.add($0 % 10) }
         for token in tokens.shuffled() { registry.remove(token) }
         #expect(registry.totalCount == 0)
-        #expect(registry.storageFootprint == 0)
+        #expect(registry.entryCount == 0)
     }
 
     @Test func closeEndsEverySubscriptionAndRefusesNewOnes() {

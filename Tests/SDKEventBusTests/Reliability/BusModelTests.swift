@@ -123,8 +123,8 @@ import Testing
             }
         }
         bus.shutdown()
-        if bus.storage.registryFootprint != 0 {
-            violations.append("storage not back to its baseline after shutdown: \(bus.storage.registryFootprint)")
+        if bus.storage.footprint.entries != 0 {
+            violations.append("storage not back to its baseline after shutdown: \(bus.storage.footprint.entries)")
         }
         return RoundResult(violations: violations, deliveries: checker.deliveries)
     }
