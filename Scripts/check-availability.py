@@ -188,6 +188,7 @@ SDK_FLOORS = {
     ),
     "FileManager.default": (OLD, ""),
     "FileManager.fileExists(atPath:)": (OLD, ""),
+    "FileManager.removeItem(at:)": ("iOS 4, macOS 10.6, tvOS 9, watchOS 2", "deleting a corrupt cache"),
     # HTTP: the fetch service. (The async URLSession methods, `data(for:)` and friends, are iOS 15; the
     # Linux symbol graph has their availability, so they need no entry.)
     "HTTPURLResponse": (OLD, ""),
