@@ -6,32 +6,44 @@ let package = Package(
     name: "SDKEventBus",
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
     products: [
+        // The generic core an SDK embeds: the engine, catalogue buses, app buses, readiness, the
+        // configuration lifecycle, HTTP fetching, caching and the client. No vendor's domain.
+        .library(name: "SDKEventBusCore", targets: ["SDKEventBusCore"]),
+        // The built-in catalogue (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
+        // …) on top of the core, which it re-exports: `import SDKEventBus` gives both.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
-        // A test clock, an event recorder and a catalogue conformance check for the tests of code
-        // that uses the bus: SDKs' and apps'. Depends on nothing but the library.
+        // Test doubles and test hooks for the tests of code that uses the bus, SDKs' and apps': a test
+        // clock, recorders, a scripted fetch service, a catalogue conformance check.
         .library(name: "SDKEventBusTesting", targets: ["SDKEventBusTesting"]),
     ],
     targets: [
         // Two lock-free flag operations the delivery loop needs on every platform the package supports.
         // `Synchronization.Atomic` would do, but it requires iOS 18 / macOS 15.
         .target(name: "_SDKEventBusAtomics"),
-        .target(name: "SDKEventBus", dependencies: ["_SDKEventBusAtomics"]),
-        .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBus"]),
+        .target(name: "SDKEventBusCore", dependencies: ["_SDKEventBusAtomics"]),
+        .target(name: "SDKEventBus", dependencies: ["SDKEventBusCore"]),
+        .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBusCore", "SDKEventBus"]),
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
-        .executableTarget(name: "SDKEventBusDemo", dependencies: ["SDKEventBus", "LoopbackHTTPServer"]),
+        .executableTarget(
+            name: "SDKEventBusDemo", dependencies: ["SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"]),
         .testTarget(
             name: "SDKEventBusTests",
-            dependencies: ["SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"],
+            dependencies: ["SDKEventBusCore", "SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"],
             resources: [.copy("Resources")]
         ),
         // A second SDK's catalogue (a feature-flag SDK over the flagd format), written against the
-        // public API only, running the guarantees the built-in catalogue's tests pin.
+        // core's public API only, running the guarantees the built-in catalogue's tests pin.
         .testTarget(
             name: "CustomCatalogueTests",
-            dependencies: ["SDKEventBus", "SDKEventBusTesting"],
+            dependencies: ["SDKEventBusCore", "SDKEventBusTesting"],
             resources: [.copy("Resources")]
         ),
+        // An SDK that declares the built-in catalogue's names for its own types (SystemEvent,
+        // EventBus, ConfigStore, ProjectConfig, …) on the core, and an app's tests that import it beside
+        // the core and the testing library: they compile without one ambiguity.
+        .target(name: "ClashSDK", dependencies: ["SDKEventBusCore"], path: "Tests/ClashSDK"),
+        .testTarget(name: "CoreClashTests", dependencies: ["ClashSDK", "SDKEventBusCore", "SDKEventBusTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

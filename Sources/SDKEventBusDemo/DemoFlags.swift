@@ -1,5 +1,6 @@
 import Foundation
 import SDKEventBus
+import SDKEventBusTesting
 
 // A feature-flag SDK's own catalogue, declared outside the package the way any SDK declares one:
 // its events and payloads, its configuration (a flagd flag set), and how the lifecycle announces

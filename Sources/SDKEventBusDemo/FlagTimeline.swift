@@ -1,5 +1,6 @@
 import Foundation
 import SDKEventBus
+import SDKEventBusTesting
 
 /// The same lifecycle with a custom catalogue, on the same engine.
 ///

@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackHTTPServer
 import SDKEventBus
+import SDKEventBusTesting
 
-/// The lifecycle against a real HTTP server on 127.0.0.1, with `URLSessionConfigFetchService` and a
+/// The lifecycle against a real HTTP server on 127.0.0.1, with `HTTPConfigFetchService<ProjectConfig>` and a
 /// file cache: a 503 retried → 200 with an ETag → a 304 (no event) → a changed config → a body cut
 /// short, rejected; then, offline, a new client ready from the cache.
 ///
@@ -42,12 +43,12 @@ func playHTTPTimeline() async throws {
     }
     let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("SDKEventBusDemo-\(UUID())")
     defer { try? FileManager.default.removeItem(at: cacheDirectory) }
-    let cache = FileConfigCache(directory: cacheDirectory)
-    let service = URLSessionConfigFetchService(
+    let cache = JSONFileConfigCache<ProjectConfig>(directory: cacheDirectory)
+    let service = HTTPConfigFetchService<ProjectConfig>(
         .init(url: server.url(path: "/config/demo-key.json"), headers: ["Authorization": "Bearer demo-key"])
     )
     timeline.log("cdn", "serving on \(server.url(path: "/config/demo-key.json"))")
-    timeline.log("sdk", "SDKClient created with URLSessionConfigFetchService and a file cache")
+    timeline.log("sdk", "SDKClient created with HTTPConfigFetchService<ProjectConfig> and a file cache")
     let sdk = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
 
     let readiness = try await sdk.ready()

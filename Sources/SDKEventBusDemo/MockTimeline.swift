@@ -1,5 +1,6 @@
 import Foundation
 import SDKEventBus
+import SDKEventBusTesting
 
 /// The whole lifecycle against the scriptable mock: start offline → a degraded `ready()` → the
 /// retry succeeds → listeners → a refresh that changes the config, with what changed → a refresh

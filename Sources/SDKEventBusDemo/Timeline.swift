@@ -1,5 +1,6 @@
 import Foundation
 import SDKEventBus
+import SDKEventBusTesting
 
 /// Prints a timeline with relative timestamps, and lets the demo wait for lifecycle steps.
 final class Timeline: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-public import SDKEventBus
+public import SDKEventBusCore
 
 /// Checks an SDK's catalogue against its wire contract, in the SDK's own tests: the event names
 /// are unique and exactly the committed ones, every sample payload maps to its event and that event

@@ -1,4 +1,4 @@
-public import SDKEventBus
+public import SDKEventBusCore
 
 /// Records what a bus delivers, so that a test awaits events instead of sleeping or polling.
 ///
@@ -19,7 +19,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     private let log = RecordingLog<Catalogue.Payload>()
     /// How many payloads ``next(_:within:)`` has handed out.
     private let consumed = LockedValue(0)
-    private let tokens = LockedValue<[EventListenerToken]>([])
+    private let tokens = LockedValue<[EventSubscription]>([])
 
     /// Records `events` (all by default) delivered on the main actor.
     ///
@@ -61,7 +61,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
         stop()
     }
 
-    private func subscribe(_ events: Set<Catalogue>, _ subscribe: (Catalogue) -> EventListenerToken) {
+    private func subscribe(_ events: Set<Catalogue>, _ subscribe: (Catalogue) -> EventSubscription) {
         let tokens = Catalogue.allCases.filter(events.contains).map(subscribe)
         self.tokens.withLock { $0 += tokens }
     }

@@ -1,4 +1,4 @@
-public import SDKEventBus
+public import SDKEventBusCore
 
 /// Records a configuration lifecycle's diagnostics, so that a test awaits a step — a rejected body,
 /// a scheduled refresh — instead of sleeping: many steps fire no event to wait for.

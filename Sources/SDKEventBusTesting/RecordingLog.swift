@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// What a recorder keeps: what it recorded, in order, and the tests waiting for a condition on it.
 ///

@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 import SDKEventBusTesting
 import Testing
 
@@ -201,8 +201,8 @@ import Testing
     func synchronousCancelFromADeinitEndsTheSubscriptionBeforeQueuedFires(_ context: DeliveryContext) async {
         final class Screen: Sendable {
             let bus: FlagBus
-            let token: EventListenerToken
-            init(bus: FlagBus, token: EventListenerToken) {
+            let token: EventSubscription
+            init(bus: FlagBus, token: EventSubscription) {
                 self.bus = bus
                 self.token = token
             }
@@ -225,7 +225,7 @@ import Testing
     func offReleasesTheCallbackAndWhatItCaptured(_ context: DeliveryContext) async {
         final class Canary: Sendable {}
         weak var weakCanary: Canary?
-        let token: EventListenerToken
+        let token: EventSubscription
         do {
             let canary = Canary()
             weakCanary = canary

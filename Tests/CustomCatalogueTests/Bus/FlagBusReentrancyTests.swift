@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 import Testing
 
 /// A callback that subscribes, unsubscribes or fires on its own bus does not deadlock, and sees the
@@ -32,7 +32,7 @@ import Testing
     func listenerSubscribedInACallbackMissesTheFireBeingDeliveredAndGetsTheNext(_ context: DeliveryContext) async {
         let calls = CallLog<String>()
         let listeners = Listeners(bus, in: context)
-        let subscribed = CallLog<EventListenerToken>()
+        let subscribed = CallLog<EventSubscription>()
         listeners.on(.flagsChanged) { _ in
             guard subscribed.count == 0 else { return }
             subscribed.append(listeners.on(.flagsChanged) { calls.append("new \($0.number!)") })
@@ -48,7 +48,7 @@ import Testing
     func listenerSubscribedInACallbackMissesFiresAlreadyQueued(_ context: DeliveryContext) async {
         let calls = CallLog<String>()
         let listeners = Listeners(bus, in: context)
-        let subscribed = CallLog<EventListenerToken>()
+        let subscribed = CallLog<EventSubscription>()
         listeners.on(.flagsChanged) { _ in
             guard subscribed.count == 0 else { return }
             subscribed.append(listeners.on(.flagsChanged) { calls.append("new \($0.number!)") })
@@ -67,7 +67,7 @@ import Testing
     func callbackThatUnsubscribesALaterListenerPreventsItsCall(_ context: DeliveryContext) async {
         let calls = CallLog<String>()
         let listeners = Listeners(bus, in: context)
-        let later = CallLog<EventListenerToken>()
+        let later = CallLog<EventSubscription>()
         let bus = self.bus
         listeners.on(.error) { _ in
             calls.append("first")
@@ -83,7 +83,7 @@ import Testing
     @Test(arguments: DeliveryContext.allCases)
     func callbackThatUnsubscribesItselfIsNotCalledForFiresAlreadyQueued(_ context: DeliveryContext) async {
         let calls = CallLog<Int>()
-        let mine = CallLog<EventListenerToken>()
+        let mine = CallLog<EventSubscription>()
         mine.append(
             Listeners(bus, in: context).on(.flagsChanged) { payload in
                 calls.append(payload.number!)
@@ -101,7 +101,7 @@ import Testing
     func cancellingInACallbackDropsTheFireThatCallbackQueued(_ context: DeliveryContext) async {
         let calls = CallLog<String>()
         let listeners = Listeners(bus, in: context)
-        let errorListener = CallLog<EventListenerToken>()
+        let errorListener = CallLog<EventSubscription>()
         let emitter = self.emitter
         listeners.on(.flagsChanged) { _ in
             emitter.fire(.error(FlagErrorPayload(message: "queued behind this fire")))
@@ -119,7 +119,7 @@ import Testing
     func callbackThatFlushesOrUnsubscribesInATaskDoesNotDeadlock(_ context: DeliveryContext) async {
         let calls = CallLog<String>()
         let bus = self.bus
-        let mine = CallLog<EventListenerToken>()
+        let mine = CallLog<EventSubscription>()
         let listeners = Listeners(bus, in: context)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             mine.append(
@@ -141,7 +141,7 @@ import Testing
     @Test(arguments: DeliveryContext.allCases)
     func callbackFiringInALoopOnItsOwnEventEndsWhenItUnsubscribes(_ context: DeliveryContext) async {
         let calls = CallLog<Int>()
-        let mine = CallLog<EventListenerToken>()
+        let mine = CallLog<EventSubscription>()
         let emitter = self.emitter
         mine.append(
             Listeners(bus, in: context).on(.flagsChanged) { payload in

@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 import Testing
 
 /// Replay as the flag catalogue declares it: `initialized` is sticky, the other events are not.

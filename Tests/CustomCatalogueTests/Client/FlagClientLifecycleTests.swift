@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBus
+import SDKEventBusCore
 import SDKEventBusTesting
 import Testing
 

@@ -1,8 +1,8 @@
-import SDKEventBus
+import SDKEventBusCore
 import SDKEventBusTesting
 import Testing
 
-/// `CatalogueConformance` from the testing library, on the flag catalogue and the built-in one, and
+/// `CatalogueConformance` from the testing library, on the flag catalogue, and
 /// on a catalogue broken on purpose, which it must reject naming each problem.
 @Suite struct CatalogueConformanceTests {
     static let flagRawValues = ["initialized", "flags.changed", "error"]
@@ -20,36 +20,6 @@ import Testing
             replayRules: [.initialized: .sticky],
             samples: FlagEventPayload.samples,
             typedSamples: Self.flagTypedSamples
-        ).verify()
-    }
-
-    @Test func builtInCatalogueKeepsItsWireContract() throws {
-        try CatalogueConformance<SystemEvent>(
-            rawValues: [
-                "ready", "config.updated", "api.queue.released", "bucketing", "conversion", "segments",
-                "location.activated", "location.deactivated", "audiences", "datastore.queue.released",
-            ],
-            replayRules: [.ready: .sticky, .configUpdated: .latestOnRequest],
-            samples: [
-                .ready(ReadyPayload(source: .live, configAgeSeconds: 0)),
-                .configUpdated(ConfigUpdatedPayload(snapshot: nil)),
-                .apiQueueReleased(ApiQueueReleasedPayload(eventCount: 3)),
-                .bucketing(BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1")),
-                .conversion(ConversionPayload(goalId: "g1", visitorId: "u1")),
-                .segments(SegmentsPayload(visitorId: "u1", segments: Segments(country: "DE"))),
-                .locationActivated(LocationActivatedPayload(properties: ["location": "checkout"])),
-                .locationDeactivated(LocationDeactivatedPayload()),
-                .audiences(AudiencesPayload(audienceIds: ["a1"], visitorId: "u1")),
-                .dataStoreQueueReleased(DataStoreQueueReleasedPayload()),
-            ],
-            typedSamples: [
-                ReadyPayload(), ConfigUpdatedPayload(snapshot: nil), ApiQueueReleasedPayload(eventCount: 3),
-                BucketingPayload(experienceId: "e1", variationId: "v1", visitorId: "u1"),
-                ConversionPayload(goalId: "g1", visitorId: "u1"),
-                SegmentsPayload(visitorId: "u1", segments: Segments(country: "DE")),
-                LocationActivatedPayload(properties: ["location": "checkout"]), LocationDeactivatedPayload(),
-                AudiencesPayload(audienceIds: ["a1"], visitorId: "u1"), DataStoreQueueReleasedPayload(),
-            ]
         ).verify()
     }
 

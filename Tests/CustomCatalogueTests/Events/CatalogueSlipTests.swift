@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBus
+import SDKEventBusCore
 import Testing
 
 /// A catalogue slip stops the SDK's debug build with a message that names it, instead of

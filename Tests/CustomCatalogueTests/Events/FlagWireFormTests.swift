@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBus
+import SDKEventBusCore
 import Testing
 
 /// The JSON wire form of every flag payload: canonical bytes, a round trip, typed errors.

@@ -1,4 +1,5 @@
-import SDKEventBus
+import SDKEventBusCore
+import SDKEventBusTesting
 
 // The flag SDK's names for the generic pieces, as the built-in catalogue has `EventBus`,
 // `ConfigStore` and `SDKClient`.

@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// The payload of ``FlagEvent/error``: what went wrong, in words.
 struct FlagErrorPayload: Sendable, Equatable, Codable {

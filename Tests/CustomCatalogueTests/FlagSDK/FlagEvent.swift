@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// The events of a feature-flag SDK: a second catalogue, declared outside the package the way an
 /// SDK author declares theirs.

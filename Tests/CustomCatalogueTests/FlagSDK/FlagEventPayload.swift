@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// The payload of a ``FlagEvent``: one case per event, each wrapping its payload struct.
 enum FlagEventPayload: CataloguePayload, Equatable {

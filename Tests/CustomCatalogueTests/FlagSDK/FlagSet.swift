@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// A flagd flag set: the configuration of the feature-flag SDK.
 ///

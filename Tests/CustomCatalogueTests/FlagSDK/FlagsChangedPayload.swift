@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// The payload of ``FlagEvent/flagsChanged``: the keys of the flags added, removed or changed.
 struct FlagsChangedPayload: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 
 /// The payload of ``FlagEvent/initialized``: where the flags that made the SDK ready came from.
 struct InitializedPayload: Sendable, Equatable, Codable {

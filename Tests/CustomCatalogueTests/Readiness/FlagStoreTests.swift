@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 import SDKEventBusTesting
 import Testing
 

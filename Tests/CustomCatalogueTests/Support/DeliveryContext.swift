@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 import SDKEventBusTesting
 import Testing
 
@@ -43,7 +43,7 @@ struct Listeners: Sendable {
         _ event: FlagEvent,
         replayLatest: Bool = false,
         _ callback: @escaping @Sendable (FlagEventPayload) -> Void
-    ) -> EventListenerToken {
+    ) -> EventSubscription {
         switch context {
         case .mainActor:
             bus.on(event, replayLatest: replayLatest) { payload in
@@ -62,7 +62,7 @@ struct Listeners: Sendable {
 
     /// Subscribes `callback` to the next `event` only, in the context.
     @discardableResult
-    func once(_ event: FlagEvent, _ callback: @escaping @Sendable (FlagEventPayload) -> Void) -> EventListenerToken {
+    func once(_ event: FlagEvent, _ callback: @escaping @Sendable (FlagEventPayload) -> Void) -> EventSubscription {
         switch context {
         case .mainActor: bus.once(event) { callback($0) }
         case .actor: bus.once(event, isolation: actor) { _, payload in callback(payload) }
@@ -75,7 +75,7 @@ struct Listeners: Sendable {
     func on<Payload: EventPayload<FlagEvent>>(
         _ payloadType: Payload.Type,
         _ callback: @escaping @Sendable (Payload) -> Void
-    ) -> EventListenerToken {
+    ) -> EventSubscription {
         switch context {
         case .mainActor: bus.on(payloadType) { callback($0) }
         case .actor: bus.on(payloadType, isolation: actor) { _, payload in callback(payload) }

@@ -1,4 +1,4 @@
-import SDKEventBus
+import SDKEventBusCore
 import SDKEventBusTesting
 
 /// Flag clients on a test clock, their lifecycle steps and events recorded: nothing here waits for

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// What releasing a bus, a channel or an actor frees: found by driving the app bus from outside.
 @Suite struct BusLifetimeTests {

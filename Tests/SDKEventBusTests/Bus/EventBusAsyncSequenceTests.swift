@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 @Suite(.timeLimit(.minutes(2))) struct EventBusAsyncSequenceTests {
     let bus: EventBus

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The delivery guarantees of SPEC.md § The bus, one test each.
 @Suite(.timeLimit(.minutes(2))) @MainActor struct EventBusDeliveryTests {

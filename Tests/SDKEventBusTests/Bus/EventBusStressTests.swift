@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Many tasks firing, subscribing and unsubscribing at once; every rule still holds.
 @Suite(.timeLimit(.minutes(2))) struct EventBusStressTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// One-shot, owner-bound, typed and replayed subscriptions.
 @Suite(.timeLimit(.minutes(2))) @MainActor struct EventBusSubscriptionTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The emitter can retract what a sticky or latest-on-request event replays.
 ///

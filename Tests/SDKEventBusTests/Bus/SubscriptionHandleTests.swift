@@ -1,35 +1,44 @@
 import SDKEventBus
 import Testing
 
-/// A subscription handle ends its subscription when released.
-///
-/// A set of handles ends them all at once, and the token API keeps working beside them. Each subscription has one handle, so storing
-/// or reading it again never ends a live subscription (Combine's `AnyCancellable` semantics).
+/// One handle type on every bus, `EventSubscription`: a value that ends its subscription only when
+/// asked, and a set that stores it with `store(in:)` owns it, in the manner of Combine's
+/// `AnyCancellable`. Each subscription has one owner object, so storing it again, or in two sets,
+/// never ends a live subscription.
 @Suite struct SubscriptionHandleTests {
     static let conversion = EventPayloadValue.conversion(ConversionPayload(goalId: "g", visitorId: "v"))
 
-    @Test func releasingTheHandleEndsTheSubscriptionAndReleasesTheCallback() async {
+    @Test func droppingTheValueOnReturnLeavesTheSubscriptionLive() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let calls = Counter()
+        bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        emitter.fire(Self.conversion)
+        #expect(calls.count == 1)
+        #expect(bus.listenerCount(for: .conversion) == 1)
+    }
+
+    @Test func aSetThatStoresASubscriptionEndsItAndReleasesTheCallbackWhenReleased() async {
         let (bus, emitter) = EventBus.makeBus()
         let calls = Counter()
         var captured: Canary? = Canary()
         weak let watched = captured
-        var handle: EventSubscription? = bus.on(.conversion, delivery: .immediate) { [captured] _ in
+        var subscriptions: Set<EventSubscription>? = []
+        bus.on(.conversion, delivery: .immediate) { [captured] _ in
             _ = captured
             calls.increment()
-        }.subscription
+        }.store(in: &subscriptions!)
         captured = nil
         emitter.fire(Self.conversion)
         #expect(calls.count == 1)
 
-        handle = nil
-        #expect(watched == nil, "the callback and what it captured are released with the handle")
+        subscriptions = nil
+        #expect(watched == nil, "the callback and what it captured are released with the set")
         emitter.fire(Self.conversion)
         #expect(calls.count == 1)
         #expect(bus.listenerCount(for: .conversion) == 0)
-        _ = handle
     }
 
-    @Test func aSetOfHandlesEndsEverySubscriptionInItAtOnce() async {
+    @Test func aSetEndsEverySubscriptionItStoresAtOnce() async {
         let (bus, emitter) = EventBus.makeBus()
         let calls = Counter()
         var subscriptions: Set<EventSubscription> = []
@@ -46,21 +55,34 @@ import Testing
         #expect(bus.listenerCount(for: .bucketing) == 0)
     }
 
-    @Test func cancellingAHandleOrItsTokenIsTheSameAndIdempotent() async {
+    @Test func removingAStoredSubscriptionFromItsSetEndsIt() async {
         let (bus, emitter) = EventBus.makeBus()
         let calls = Counter()
-        let token = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
-        let handle = token.subscription
-        handle.cancel()
-        token.cancel()
-        handle.cancel()
+        var subscriptions: Set<EventSubscription> = []
+        let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscription.store(in: &subscriptions)
+        subscriptions.remove(subscription)
         emitter.fire(Self.conversion)
         #expect(calls.count == 0)
         #expect(bus.listenerCount(for: .conversion) == 0)
     }
 
-    @Test func aHandleOutlivingItsBusIsHarmless() async {
-        var handle: EventSubscription?
+    @Test func cancellingAStoredCopyOrTheReturnedValueIsTheSameAndIdempotent() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let calls = Counter()
+        var subscriptions: Set<EventSubscription> = []
+        let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscription.store(in: &subscriptions)
+        subscriptions.first?.cancel()
+        subscription.cancel()
+        subscriptions.first?.cancel()
+        emitter.fire(Self.conversion)
+        #expect(calls.count == 0)
+        #expect(bus.listenerCount(for: .conversion) == 0)
+    }
+
+    @Test func aSubscriptionOutlivingItsBusIsHarmless() async {
+        var subscriptions: Set<EventSubscription> = []
         let watchedBus: WeakReference<EventBus>
         let watchedCapture: WeakReference<Canary>
         do {
@@ -68,12 +90,12 @@ import Testing
             watchedBus = WeakReference(bus)
             let canary = Canary()
             watchedCapture = WeakReference(canary)
-            handle = bus.on(.conversion) { [canary] _ in _ = canary }.subscription
+            bus.on(.conversion) { [canary] _ in _ = canary }.store(in: &subscriptions)
         }
-        #expect(watchedBus.object == nil, "a handle does not keep its bus alive")
+        #expect(watchedBus.object == nil, "a stored subscription does not keep its bus alive")
         #expect(watchedCapture.object == nil, "the bus ended the subscription and released its callback when it went")
-        handle?.cancel()
-        handle = nil
+        subscriptions.first?.cancel()
+        subscriptions.removeAll()
     }
 
     // MARK: One owner per subscription
@@ -82,11 +104,11 @@ import Testing
         let (bus, emitter) = EventBus.makeBus()
         let calls = Counter()
         var subscriptions: Set<EventSubscription> = []
-        let token = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
-        token.store(in: &subscriptions)
-        token.store(in: &subscriptions)
-        token.subscription.store(in: &subscriptions)
-        #expect(subscriptions.count == 1, "one subscription, one handle")
+        let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscription.store(in: &subscriptions)
+        subscription.store(in: &subscriptions)
+        subscriptions.first?.store(in: &subscriptions)
+        #expect(subscriptions.count == 1, "one subscription")
         emitter.fire(Self.conversion)
         #expect(calls.count == 1, "storing it again did not end it")
         #expect(bus.listenerCount(for: .conversion) == 1)
@@ -95,28 +117,14 @@ import Testing
         #expect(bus.listenerCount(for: .conversion) == 0, "the set was its owner")
     }
 
-    @Test func readingTheSubscriptionHandleTwiceKeepsItLive() async {
-        let (bus, emitter) = EventBus.makeBus()
-        let calls = Counter()
-        let token = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
-        let handle = token.subscription
-        let again = token.subscription
-        #expect(handle === again, "every read returns the one handle")
-        _ = token.subscription
-        emitter.fire(Self.conversion)
-        #expect(calls.count == 1, "reading the handle again did not end the subscription")
-        #expect(bus.listenerCount(for: .conversion) == 1)
-        _ = (handle, again)
-    }
-
     @Test func oneSubscriptionInTwoSetsLivesUntilBothAreReleased() async {
         let (bus, emitter) = EventBus.makeBus()
         let calls = Counter()
         var first: Set<EventSubscription> = []
         var second: Set<EventSubscription> = []
-        let token = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
-        token.store(in: &first)
-        token.store(in: &second)
+        let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscription.store(in: &first)
+        subscription.store(in: &second)
 
         first.removeAll()
         emitter.fire(Self.conversion)
@@ -129,40 +137,55 @@ import Testing
         #expect(bus.listenerCount(for: .conversion) == 0)
     }
 
-    @Test func handlesOfDifferentSubscriptionsAreDistinctAndOfOneSubscriptionEqual() async {
-        let (bus, _) = EventBus.makeBus()
-        let token = bus.on(.conversion) { _ in }
-        let other = bus.on(.conversion) { _ in }
-        let handle = token.subscription
-        #expect(handle == token.subscription)
-        #expect(handle != other.subscription)
-        #expect(Set([handle, token.subscription]).count == 1)
-        #expect(handle.token == token)
-    }
-
-    @Test func aHandleOfAnEndedSubscriptionEndsNothingWhenReleased() async {
+    @Test func storeMakesASetOwnASubscriptionItAlreadyHeldWithoutOwning() async {
         let (bus, emitter) = EventBus.makeBus()
         let calls = Counter()
-        let token = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
-        token.cancel()
-        _ = token.subscription
+        var subscriptions: Set<EventSubscription> = []
+        let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscriptions.insert(subscription)
+        subscription.store(in: &subscriptions)
+        #expect(subscriptions.count == 1)
+        subscriptions.removeAll()
+        emitter.fire(Self.conversion)
+        #expect(calls.count == 0, "the stored copy replaced the plain one, so the set owned it")
+    }
+
+    @Test func valuesOfOneSubscriptionAreEqualAndOfTwoDistinct() async {
+        let (bus, _) = EventBus.makeBus()
+        var subscriptions: Set<EventSubscription> = []
+        let subscription = bus.on(.conversion) { _ in }
+        let other = bus.on(.conversion) { _ in }
+        subscription.store(in: &subscriptions)
+        #expect(subscriptions.first == subscription, "an owning copy equals the value the bus returned")
+        #expect(subscription != other)
+        #expect(Set([subscription, subscriptions.first!]).count == 1)
+    }
+
+    @Test func storingAnEndedSubscriptionEndsNothingLaterWhenReleased() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let calls = Counter()
+        var subscriptions: Set<EventSubscription> = []
+        let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscription.cancel()
+        subscription.store(in: &subscriptions)
         let later = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+        subscriptions.removeAll()
         emitter.fire(Self.conversion)
         #expect(calls.count == 1)
         #expect(bus.listenerCount(for: .conversion) == 1)
         _ = later
     }
 
-    @Test func aHandleOnAnAppBusOwnsItsSubscriptionTheSameWay() async {
+    @Test func aSubscriptionOnAnAppBusIsOwnedTheSameWay() async {
         struct Ping: AppEvent {}
         let appBus = AppEventBus()
         let calls = Counter()
         var first: Set<EventSubscription> = []
         var second: Set<EventSubscription> = []
-        let token = appBus.subscribe(to: Ping.self, delivery: .immediate) { _ in calls.increment() }
-        token.store(in: &first)
-        token.store(in: &first)
-        token.store(in: &second)
+        let subscription = appBus.subscribe(to: Ping.self, delivery: .immediate) { _ in calls.increment() }
+        subscription.store(in: &first)
+        subscription.store(in: &first)
+        subscription.store(in: &second)
         first.removeAll()
         appBus.publish(Ping())
         #expect(calls.count == 1)

@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A fresh directory under the temporary directory, removed by `cleanUp()`.
 struct TemporaryDirectory {
@@ -17,20 +18,20 @@ struct TemporaryDirectory {
     @Test func savedConfigurationLoadsBack() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try cache.save(Fixtures.projectConfig)
         #expect(try cache.load() == Fixtures.projectConfig)
     }
 
     @Test func missingCacheLoadsAsNothing() throws {
         let directory = TemporaryDirectory()
-        #expect(try FileConfigCache(directory: directory.url).load() == nil)
+        #expect(try JSONFileConfigCache<ProjectConfig>(directory: directory.url).load() == nil)
     }
 
     @Test func corruptFileIsRejectedWithTheDecodingError() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try cache.save(Fixtures.projectConfig)
         try Data(Fixtures.projectConfigData.prefix(300)).write(to: cache.fileURL)
         #expect {
@@ -44,7 +45,7 @@ struct TemporaryDirectory {
     @Test func unreadableCacheIsRejectedWithATypedError() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         // A directory where the file should be: it exists but cannot be read as a file.
         try FileManager.default.createDirectory(at: cache.fileURL, withIntermediateDirectories: true)
         #expect {
@@ -57,7 +58,7 @@ struct TemporaryDirectory {
     @Test func clearDeletesTheFileAndClearingNothingIsNoError() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try cache.clear()
         try cache.save(Fixtures.projectConfig)
         try cache.clear()
@@ -71,7 +72,7 @@ struct TemporaryDirectory {
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let blocker = directory.url.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
-        let cache = FileConfigCache(directory: blocker)  // a file where the directory should be
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: blocker)  // a file where the directory should be
         #expect {
             try cache.save(Fixtures.projectConfig)
         } throws: { error in
@@ -98,7 +99,7 @@ struct TemporaryDirectory {
     @Test func clientBecomesReadyFromTheCacheWhileOffline() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try cache.save(a)
         let client = await makeClient([.failure(URLError(.notConnectedToInternet))], cache: cache)
         try await client.ready()
@@ -115,7 +116,7 @@ struct TemporaryDirectory {
     @Test func liveConfigThatDiffersFromTheCacheFiresConfigUpdatedAndIsCached() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try cache.save(a)
         let client = await makeClient([.config(b)], cache: cache)
         await harness.diagnostics.wait { $0.isCacheSaved }
@@ -134,7 +135,7 @@ struct TemporaryDirectory {
     @Test func corruptCacheIsIgnoredAndNeverMakesTheClientReady() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try Data("{\"account_id\": \"1\", \"project\": ".utf8).write(to: cache.fileURL)
         let client = await makeClient([.hang], cache: cache)
@@ -150,7 +151,7 @@ struct TemporaryDirectory {
     @Test func corruptCacheFileIsDeletedAndTheDeletionReported() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try Data("{\"account_id\": \"1\", \"project\": ".utf8).write(to: cache.fileURL)
         let client = await makeClient([.hang], cache: cache)
@@ -164,7 +165,7 @@ struct TemporaryDirectory {
     @Test func unreadableCacheIsLeftInPlace() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         // A directory where the file should be: unreadable, which may pass (a locked device's
         // protected file, say), so it is not deleted.
         try FileManager.default.createDirectory(at: cache.fileURL, withIntermediateDirectories: true)
@@ -192,7 +193,7 @@ struct TemporaryDirectory {
     @Test func firstLiveConfigIsWrittenToAnEmptyCache() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let cache = FileConfigCache(directory: directory.url)
+        let cache = JSONFileConfigCache<ProjectConfig>(directory: directory.url)
         let client = await makeClient([.config(a)], cache: cache)
         try await client.ready()
         await harness.diagnostics.wait { $0.isCacheSaved }

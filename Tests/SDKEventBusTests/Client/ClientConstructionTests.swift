@@ -1,4 +1,5 @@
 import SDKEventBus
+import SDKEventBusTesting
 import Testing
 
 /// How an SDK builds a client around a bus it made first.

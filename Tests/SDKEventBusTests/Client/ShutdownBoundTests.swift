@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// `shutdown()` never waits without bound, measured on the configured clock, and says what it
 /// abandoned: a fetch or cache call in flight, a lifecycle that does not stop, events an actor

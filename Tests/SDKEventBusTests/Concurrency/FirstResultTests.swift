@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The first-result race's transitions, played step by step with strings as waiters and task
 /// handles.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// An SDK's own `Decodable` configuration gets the strict decoding of `RemoteConfiguration`.
 ///

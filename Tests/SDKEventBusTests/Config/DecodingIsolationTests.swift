@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SDKEventBus
+import SDKEventBusTesting
 import Testing
 
 /// Validating and decoding a body (up to megabytes) never runs on the caller's actor, so an SDK

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 @Suite struct JSONSyntaxValidatorTests {
     /// The error validating `json` throws, or `nil` when it is valid.

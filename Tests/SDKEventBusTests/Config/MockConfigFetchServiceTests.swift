@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 @Suite(.timeLimit(.minutes(2))) struct MockConfigFetchServiceTests {
     let a = Fixtures.config(named: "A")

@@ -4,6 +4,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,10 +30,10 @@ import Testing
         maximumBodySize: Int = 10 * 1024 * 1024,
         timeout: Duration = .seconds(10),
         answering handler: @escaping LoopbackHTTPServer.Handler,
-        _ body: (LoopbackHTTPServer, URLSessionConfigFetchService) async throws -> Result
+        _ body: (LoopbackHTTPServer, HTTPConfigFetchService<ProjectConfig>) async throws -> Result
     ) async throws -> Result {
         let server = try LoopbackHTTPServer(handler: handler)
-        let service = URLSessionConfigFetchService(
+        let service = HTTPConfigFetchService<ProjectConfig>(
             .init(
                 url: server.url(path: "/config/key-1.json"),
                 headers: ["Authorization": "Bearer key-1"],
@@ -56,7 +57,7 @@ import Testing
         maximumBodySize: Int = 10 * 1024 * 1024,
         timeout: Duration = .seconds(10),
         answering response: Response,
-        _ body: (LoopbackHTTPServer, URLSessionConfigFetchService) async throws -> Result
+        _ body: (LoopbackHTTPServer, HTTPConfigFetchService<ProjectConfig>) async throws -> Result
     ) async throws -> Result {
         try await withServer(maximumBodySize: maximumBodySize, timeout: timeout, answering: { _ in response }, body)
     }
@@ -283,10 +284,10 @@ import Testing
 
     @Test func timeoutIsRoundedUpToWholeSecondsWhereURLSessionCountsOnlySeconds() {
         #if canImport(FoundationNetworking)
-            #expect(URLSessionConfigFetchService.timeoutInterval(.milliseconds(300)) == 1)
-            #expect(URLSessionConfigFetchService.timeoutInterval(.milliseconds(1_500)) == 2)
+            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(.milliseconds(300)) == 1)
+            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(.milliseconds(1_500)) == 2)
         #else
-            #expect(URLSessionConfigFetchService.timeoutInterval(.milliseconds(300)) == 0.3)
+            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(.milliseconds(300)) == 0.3)
         #endif
     }
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 extension ListenerRegistry {
     /// Subscribes a callback that does nothing, on the main lane.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Each rule of the canonical JSON form, and that different spellings of one value (other key
 /// orders, whitespace, escapes, number forms, as other Foundations write them) give the same bytes.

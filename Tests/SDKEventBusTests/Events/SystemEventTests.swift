@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 @Suite struct SystemEventTests {
     @Test func rawValuesAreTheCrossSDKWireContract() {

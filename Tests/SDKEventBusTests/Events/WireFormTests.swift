@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The JSON wire form against the committed vectors in `Resources/wire-vectors.jsonl`: one canonical
 /// object per line, in the order of ``WireFormTests/vectors``.

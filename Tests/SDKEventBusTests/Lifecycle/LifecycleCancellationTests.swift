@@ -4,6 +4,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Cancellation in the lifecycle, wherever it lands: a fetch that starts as the lifecycle stops is
 /// cancelled with it, and cancelled `refreshNow()` callers leave nothing behind.

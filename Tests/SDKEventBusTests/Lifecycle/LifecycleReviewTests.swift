@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// What an outside review of the lifecycle found, each pinned: an error that ends readiness after
 /// readiness, a refresh caught by shutdown, a degraded deadline left sleeping, `failReadiness` after

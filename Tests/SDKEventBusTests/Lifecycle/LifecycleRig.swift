@@ -2,6 +2,7 @@ import Foundation
 import SDKEventBusTesting
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A built-in client on a test clock, with its lifecycle steps and its events recorded.
 ///

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The lifecycle schedule's transitions, driven synchronously with strings as waiters: every
 /// interleaving of the loop's wait with low power mode, deadlines, refreshes and cancellation.

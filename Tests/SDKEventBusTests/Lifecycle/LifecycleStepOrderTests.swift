@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A log of what happened, in order, from the lifecycle's diagnostics and immediate listeners.
 final class OrderLog: Sendable {

@@ -2,6 +2,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 @Suite(.timeLimit(.minutes(2))) @MainActor struct ConfigStoreTests {
     let bus: EventBus

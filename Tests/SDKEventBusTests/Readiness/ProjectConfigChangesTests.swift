@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// What `.configUpdated` says changed: the keys of each kind of entity added, removed and changed.
 @Suite struct ProjectConfigChangesTests {

@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Ending readiness on purpose with the SDK's own error: terminal for every current and later
 /// waiter, and decided once against racing configurations and shutdown.

@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Each readiness policy against each first outcome: how `ready()` resolves, with which facts, and
 /// what is announced.

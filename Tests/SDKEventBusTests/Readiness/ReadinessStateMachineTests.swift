@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The readiness gate's transitions, driven synchronously with strings as waiters and numbers as
 /// outcomes.

@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The reference model of what listeners may and must receive, checked as deliveries happen, on
 /// whatever thread they happen.

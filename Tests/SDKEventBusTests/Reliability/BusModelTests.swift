@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A seeded, model-checked workout of the bus: concurrent tasks subscribe in every delivery
 /// context (main actor, two actors, immediate; plain, one-shot, owner-bound), end subscriptions

@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// What the model-checked workout does with a bus, so that one workout drives every front of the
 /// engine: the catalogue bus and the app-event bus.

@@ -3,6 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Ten thousand waiters racing readiness, refreshes, cancellation, timeouts and shutdown.
 ///

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Regressions for problems found in review, each reproduced before it was fixed.
 @Suite(.timeLimit(.minutes(2))) struct ReviewRegressionTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A million subscriptions come and go, of every kind, and the bus keeps nothing of them.
 ///

@@ -1,6 +1,7 @@
 import SDKEventBusTesting
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Clients wired to a test clock, a diagnostics recorder and an event recorder.
 ///
@@ -35,7 +36,7 @@ import SDKEventBusTesting
     /// A client of `service` on the harness's clock, retrying with ``retryPolicy``, its events
     /// recorded from before the client starts, so that none is missed.
     func client(
-        _ service: some ConfigFetchService<ProjectConfig>,
+        _ service: some ConfigFetching<ProjectConfig>,
         refreshInterval: Duration? = .seconds(60),
         cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil

@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A thread-safe counter for tests that count resumes or calls across tasks.
 final class Counter: Sendable {

@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Collects lifecycle diagnostics and lets a test await a particular step, instead of sleeping.
 final class DiagnosticsRecorder: Sendable {

@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Collects the `sequenceDropped` reports a bus makes, for tests that check every drop is counted.
 final class DropReports: Sendable {

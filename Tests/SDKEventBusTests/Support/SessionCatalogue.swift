@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Counts the live instances of ``Tracked`` made with it: one tally per test, so that tests running
 /// in parallel do not see each other's objects.

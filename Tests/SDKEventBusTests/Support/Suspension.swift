@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// A suspension that lasts until ``resume()``, whatever happens to its task.
 final class Suspension: Sendable {

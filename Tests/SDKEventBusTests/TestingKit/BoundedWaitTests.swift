@@ -2,6 +2,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// Every wait the package offers tests is bounded and honours cancellation: a test whose code never
 /// does what it waits for fails with a sentence saying what the wait saw and what it expected,

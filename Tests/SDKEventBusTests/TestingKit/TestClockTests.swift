@@ -2,6 +2,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusCore
 
 /// The test clock forgets every sleep once it ends, however it ends, so a long test that cancels
 /// many sleepers (a lifecycle shut down over and over, refreshes cancelled) does not grow it.

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Prints what an SDK takes from each library product: public API entries and machine code.
+
+Usage: Scripts/budgets.py [--check] [--markdown]
+
+- API entries are counted from the swift-api-digester dump of each library module: every type,
+  function, initializer, property, subscript, enum case, typealias and associated type, at any
+  depth (accessors and conformances are not entries).
+- Machine code is the text size (Berkeley `size`: code, read-only data and unwind tables) of the
+  module's objects in a release build optimized for size (`-Osize`), on this machine's platform.
+
+With --check it fails when the core exceeds its budget (BUDGETS below); `.ci/run` runs it so.
+With --markdown it prints the table for Docs/Performance.md.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRATCH = ROOT / ".build" / "budgets"
+
+# Module → (maximum API entries, maximum KB of machine code). Modules without a budget are reported.
+BUDGETS = {
+    "SDKEventBusCore": (300, 300),
+}
+
+ENTRY_KINDS = {
+    "TypeDecl",
+    "Function",
+    "Constructor",
+    "Var",
+    "EnumElement",
+    "TypeAlias",
+    "Subscript",
+    "AssociatedType",
+}
+
+
+def run(*arguments, **options):
+    return subprocess.run(arguments, check=True, text=True, capture_output=True, cwd=ROOT, **options).stdout
+
+
+def library_modules():
+    description = json.loads(run("swift", "package", "describe", "--type", "json"))
+    modules = []
+    for product in description["products"]:
+        if "library" in product["type"]:
+            modules += [target for target in product["targets"] if target not in modules]
+    return modules
+
+
+def count_entries(node):
+    count = 0
+    for child in node.get("children", []):
+        if child.get("kind") in ENTRY_KINDS and child.get("declKind") != "Accessor":
+            count += 1 + count_entries(child)
+    return count
+
+
+def api_entries(module, bin_path, triple):
+    with tempfile.NamedTemporaryFile(suffix=".json") as dump:
+        arguments = [
+            "swift-api-digester", "-dump-sdk", "-module", module,
+            "-I", str(bin_path / "Modules"), "-target", triple,
+            "-avoid-location", "-avoid-tool-args", "-o", dump.name,
+        ]
+        for modulemap in bin_path.glob("*.build/module.modulemap"):
+            arguments += ["-Xcc", f"-fmodule-map-file={modulemap}"]
+        run(*arguments)
+        return count_entries(json.load(open(dump.name))["ABIRoot"])
+
+
+def code_size(module, release_path):
+    objects = sorted((release_path / f"{module}.build").glob("*.o"))
+    if not objects:
+        sys.exit(f"no objects for {module} in {release_path}")
+    output = run("size", "-t", *map(str, objects))
+    total = output.strip().splitlines()[-1].split()
+    return int(total[0])
+
+
+def main():
+    check = "--check" in sys.argv
+    markdown = "--markdown" in sys.argv
+    triple = json.loads(run("swift", "-print-target-info"))["target"]["unversionedTriple"]
+
+    run("swift", "build")
+    bin_path = Path(run("swift", "build", "--show-bin-path").strip())
+    release = ["swift", "build", "-c", "release", "-Xswiftc", "-Osize", "--scratch-path", str(SCRATCH)]
+    modules = library_modules()
+    for module in modules:
+        run(*release, "--target", module)
+    release_path = Path(run(*release, "--show-bin-path").strip())
+
+    rows = []
+    failures = []
+    for module in modules:
+        entries = api_entries(module, bin_path, triple)
+        kilobytes = code_size(module, release_path) / 1024
+        budget = BUDGETS.get(module)
+        rows.append((module, entries, kilobytes, budget))
+        if budget and (entries > budget[0] or kilobytes > budget[1]):
+            failures.append(
+                f"{module}: {entries} API entries (budget {budget[0]}), {kilobytes:.0f} KB (budget {budget[1]} KB)")
+
+    if markdown:
+        print(f"Measured {date.today().isoformat()} on {triple}, Swift release build with `-Osize`.\n")
+        print("| module | public API entries | machine code | budget |")
+        print("| --- | ---: | ---: | --- |")
+        for module, entries, kilobytes, budget in rows:
+            limit = f"≤ {budget[0]} entries, ≤ {budget[1]} KB" if budget else "—"
+            print(f"| `{module}` | {entries} | {kilobytes:.0f} KB | {limit} |")
+    else:
+        print(f"{'module':<24} {'API entries':>12} {'code (KB)':>10}  budget")
+        for module, entries, kilobytes, budget in rows:
+            limit = f"≤ {budget[0]} entries, ≤ {budget[1]} KB" if budget else "-"
+            print(f"{module:<24} {entries:>12} {kilobytes:>10.0f}  {limit}")
+    if check and failures:
+        sys.exit("over budget:\n  " + "\n  ".join(failures))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,0 @@
-/// The payload announcing that a previously active location stopped matching (``SystemEvent/locationDeactivated``).
-public struct LocationDeactivatedPayload: Sendable, Equatable, Codable {
-    /// Creates the payload.
-    public init() {}
-}

@@ -1,0 +1,28 @@
+public import Foundation
+public import SDKEventBusCore
+
+extension ProjectConfig: RemoteConfiguration {
+    /// How deep objects and arrays may nest in a configuration body.
+    ///
+    /// Real configurations nest about ten levels (rules within rules); feature variables carry
+    /// free-form JSON, hence the margin.
+    public static let maximumNestingDepth = 128
+
+    /// Decodes a configuration body, rejecting anything malformed with an error that says what is
+    /// wrong and where.
+    ///
+    /// The same as ``RemoteConfiguration/decode(from:)``: every fetch service, the mock included,
+    /// decodes bodies this way, so a malformed body is rejected the same way wherever it comes
+    /// from. It runs on the caller's thread; from async code prefer
+    /// ``RemoteConfiguration/decoded(from:)``, which never runs on the caller's actor.
+    ///
+    /// ```swift
+    /// let config = try ProjectConfig(jsonData: body)
+    /// ```
+    ///
+    /// - Parameter jsonData: The body as served.
+    /// - Throws: ``ConfigDecodingError``.
+    public init(jsonData: Data) throws(ConfigDecodingError) {
+        self = try Self.decode(from: jsonData)
+    }
+}

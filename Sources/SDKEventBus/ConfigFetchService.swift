@@ -1,0 +1,19 @@
+public import SDKEventBusCore
+
+/// Fetches the built-in catalogue's live configuration, a ``ProjectConfig``: the seam between the
+/// SDK's lifecycle and the network.
+///
+/// A `ConfigFetching` service whose configuration is ``ProjectConfig``; implement
+/// ``fetchLiveConfig()`` and hand the service to ``SDKClient``:
+///
+/// ```swift
+/// struct CDNFetchService: ConfigFetchService {
+///     func fetchLiveConfig() async throws -> ProjectConfig {
+///         let body = try await myHTTPClient.get(configURL)
+///         return try await ProjectConfig.decoded(from: body)
+///     }
+/// }
+/// ```
+///
+/// `HTTPConfigFetchService<ProjectConfig>` is the real one, over `URLSession`.
+public protocol ConfigFetchService: ConfigFetching where Config == ProjectConfig {}

@@ -1,0 +1,26 @@
+public import SDKEventBusCore
+
+/// The built-in catalogue's event bus: app code subscribes to ``SystemEvent``s with `on` and
+/// unsubscribes with `off`; the SDK fires through an ``EventEmitter``.
+///
+/// Everything ``CatalogueBus`` offers, for the built-in events:
+///
+/// ```swift
+/// let (bus, emitter) = EventBus.makeBus()   // the SDK keeps the emitter
+///
+/// let token = bus.on(.ready) { _ in
+///     print("SDK is ready")
+/// }
+/// emitter.fire(.ready(ReadyPayload()))
+/// await bus.flush()                          // "SDK is ready" has been printed
+/// await bus.off(token)
+/// ```
+public typealias EventBus = CatalogueBus<SystemEvent>
+
+/// The capability to fire the built-in events on one ``EventBus``; see ``CatalogueEmitter``.
+///
+/// ```swift
+/// let (bus, emitter) = EventBus.makeBus()
+/// emitter.fire(.conversion(ConversionPayload(goalId: "g1", visitorId: "v1")))
+/// ```
+public typealias EventEmitter = CatalogueEmitter<SystemEvent>

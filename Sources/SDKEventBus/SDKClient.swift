@@ -1,0 +1,11 @@
+public import SDKEventBusCore
+
+/// The built-in catalogue's SDK facade; see `CatalogueClient`.
+///
+/// ```swift
+/// let sdk = SDKClient(fetchService: MyCDNFetchService())
+/// try await sdk.ready()                       // suspends until the first configuration is in
+/// let token = sdk.on(.configUpdated) { payload in … }
+/// print(sdk.config?.experiences.count ?? 0)
+/// ```
+public typealias SDKClient = CatalogueClient<SystemEvent>

@@ -1,0 +1,4 @@
+public import SDKEventBusCore
+
+/// How the built-in client loads and refreshes its configuration; see `LifecycleConfiguration`.
+public typealias SDKConfiguration = LifecycleConfiguration<ProjectConfig>

@@ -1,0 +1,191 @@
+import Foundation
+
+/// An app-level event bus: app code publishes any ``AppEvent`` and subscribes to events by type,
+/// with the guarantees of the SDK's catalogue bus, on the same engine.
+///
+/// It is the bus teams write again and again inside apps — a lock-guarded dictionary of handlers
+/// by type — without its holes: each subscriber receives events in the order they were published,
+/// subscribers of one delivery context in the order they subscribed, each event exactly once; after
+/// ``off(_:)`` returns a handler never runs again, even for events already published; handlers may
+/// publish, subscribe and unsubscribe without deadlock; and ended subscriptions are released at
+/// once, not when someone next publishes.
+///
+/// ```swift
+/// struct UserDidLogin: AppEvent { let userID: String }
+///
+/// let appBus = AppEventBus()
+/// appBus.subscribe(to: UserDidLogin.self, owner: profileModel) { model, login in
+///     model.reload(for: login.userID)           // on the main actor; no [weak self]
+/// }
+/// appBus.publish(UserDidLogin(userID: "42"))
+/// ```
+///
+/// Unlike an SDK's ``CatalogueBus``, anyone holding an app bus may publish on it: there is no
+/// emitter. Keep the two apart — an SDK's events stay spoof-proof on its own catalogue bus.
+///
+/// Every subscription says where its handler runs: on the main actor (the default), isolated to an
+/// actor (`isolation:`), or immediately on the publishing thread (`delivery: .immediate`).
+public final class AppEventBus: Sendable {
+    let storage: BusStorage
+    /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
+    public let name: String
+    /// Set once the all-events feed has had a subscriber: from then on a publish reads the clock.
+    let hasFeed = OneWayFlag()
+
+    /// Creates a bus.
+    ///
+    /// - Parameters:
+    ///   - name: What the bus is called, for diagnostics.
+    ///   - diagnostics: Called with what the bus notices (a lane falling behind, a stream dropping
+    ///     events), on the thread where it happens.
+    public init(name: String = "app", diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil) {
+        self.name = name
+        storage = BusStorage(layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics)
+    }
+
+    /// Ends every subscription when the bus is released.
+    ///
+    /// No one can publish on it any more, and subscriptions whose handlers refer back to the bus (one-
+    /// shot, owner-bound) would otherwise keep it alive. Streams finish; deliveries not yet made are
+    /// dropped (await ``flush()`` first to have them made).
+    deinit {
+        storage.shutDown()
+    }
+
+    /// The event index of the all-events feed.
+    static let allEventsFeed = 0
+
+    // MARK: Publishing
+
+    /// Publishes `event` to every subscriber of its type subscribed now, and to the all-events feed.
+    ///
+    /// Synchronous and callable from any context, and it never waits for handlers: main-actor and
+    /// actor handlers run later, in publish order; immediate handlers run on this thread before it
+    /// returns, unless another thread is delivering on the bus's immediate lane at that moment, which
+    /// then runs them next (see ``ImmediateDelivery``). Publishes from one thread keep their order;
+    /// publishes from different threads are ordered by when they reach the bus.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - source: Where it comes from, for the all-events feed; `nil` (the default) names the
+    ///     call's file and line.
+    ///   - fileID: The file of the call; leave the default.
+    ///   - line: The line of the call; leave the default.
+    public func publish<Event: AppEvent>(
+        _ event: Event,
+        source: String? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) {
+        let box: AppEventBox = TypedAppEventBox(
+            event,
+            date: hasFeed.isSet ? Date() : nil,
+            source: source,
+            fileID: fileID,
+            line: line
+        )
+        withUnsafePointer(to: box) { box in
+            storage.fire(key: ObjectIdentifier(Event.self), alsoEvent: Self.allEventsFeed, payload: box)
+        }
+    }
+
+    /// Publishes `event` and returns once every handler of it (and of every event published
+    /// before) has run, in every delivery context; or at once if the calling task is cancelled
+    /// (the event is published, and delivered, all the same).
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - source: Where it comes from, for the all-events feed; `nil` (the default) names the
+    ///     call's file and line.
+    ///   - fileID: The file of the call; leave the default.
+    ///   - line: The line of the call; leave the default.
+    public func publishAndWait<Event: AppEvent>(
+        _ event: Event,
+        source: String? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) async {
+        publish(event, source: source, fileID: fileID, line: line)
+        await flush()
+    }
+
+    // MARK: Ending subscriptions
+
+    /// Ends the subscription `token` names, and returns once its handler can no longer run.
+    ///
+    /// Waits only while a delivery pass may still call that handler; never for a busy executor. If
+    /// the calling task is cancelled, before or while it waits, it returns at once with the
+    /// subscription ended, as after ``cancel(_:)``: no later event reaches the handler, but a call
+    /// that a delivery pass is making, or has already reached, may still run or be finishing.
+    ///
+    /// - Parameter token: The token a `subscribe` returned.
+    public func off(_ token: EventSubscription) async {
+        await storage.off(token)
+    }
+
+    /// Ends the subscription `token` names, synchronously, from any context (a `deinit`, say).
+    ///
+    /// - Parameter token: The token a `subscribe` returned.
+    public func cancel(_ token: EventSubscription) {
+        storage.cancel(token)
+    }
+
+    /// Ends every subscription bound to `owner`, of every event type.
+    ///
+    /// - Parameter owner: The owner passed to `subscribe(to:owner:…)`, or the actor passed as
+    ///   `isolation`.
+    public func cancelAll(ownedBy owner: AnyObject) {
+        storage.cancelAll(ownedBy: owner)
+    }
+
+    /// Ends every subscription to `type` bound to `owner`.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - owner: The owner passed to `subscribe(to:owner:…)`.
+    public func cancelAll<Event: AppEvent>(_ type: Event.Type, ownedBy owner: AnyObject) {
+        storage.cancelAll(ownedBy: owner, key: ObjectIdentifier(type))
+    }
+
+    /// Ends every subscription of the bus, at once; the bus stays usable.
+    ///
+    /// What a screen or a feature does when it goes away with its own bus (see
+    /// ``AppEventBusContainer``).
+    public func cancelAll() {
+        storage.cancelAll()
+    }
+
+    /// Returns once every event published before the call has reached its handlers, or at once if
+    /// the calling task is cancelled (delivery goes on).
+    public func flush() async {
+        await storage.flush()
+    }
+
+    /// The number of live subscriptions to `type`.
+    ///
+    /// - Parameter type: The event type.
+    /// - Returns: How many subscriptions to `type` have not ended.
+    public func subscriberCount<Event: AppEvent>(for type: Event.Type) -> Int {
+        storage.listenerCount(forKey: ObjectIdentifier(type))
+    }
+
+    /// Subscribes to `type` in `lane`; the one path every subscription method takes.
+    func subscribe<Event: AppEvent>(
+        _ type: Event.Type,
+        lane: LaneSelector,
+        lifetime: SubscriptionLifetime? = nil,
+        makeCallback: (EventSubscription) -> ErasedCallback
+    ) -> EventSubscription {
+        storage.subscribe(key: ObjectIdentifier(type), lane: lane, lifetime: lifetime, makeCallback: makeCallback)
+    }
+}
+
+extension AppEventBox {
+    /// The box as the box of an event of type `Event`, without a dynamic cast.
+    ///
+    /// A subscription to a type only ever receives boxes of that type.
+    @inline(__always)
+    func typed<Event: AppEvent>(_: Event.Type) -> TypedAppEventBox<Event> {
+        unsafeDowncast(self, to: TypedAppEventBox<Event>.self)
+    }
+}

@@ -1,0 +1,53 @@
+/// A payload struct that knows its event: the link that makes typed subscriptions and typed fires
+/// checked by the compiler.
+///
+/// Conform each payload struct of a catalogue. Subscribe with the type and the callback receives the
+/// struct itself, with no pattern matching:
+///
+/// ```swift
+/// let token = bus.on(BucketingPayload.self) { bucketing in
+///     print(bucketing.variationId)
+/// }
+/// emitter.fire(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
+/// ```
+public protocol EventPayload<Catalogue>: Sendable {
+    /// The catalogue the payload's event belongs to.
+    associatedtype Catalogue: EventCatalogue
+
+    /// The event this payload belongs to.
+    static var event: Catalogue { get }
+
+    /// Extracts the payload from a value of its event.
+    ///
+    /// - Parameter value: A payload value; `nil` results unless it is of this payload's event.
+    init?(_ value: Catalogue.Payload)
+
+    /// The payload as the catalogue's sum type.
+    var payloadValue: Catalogue.Payload { get }
+}
+
+extension EventPayload {
+    /// The payload as the catalogue's sum type, checked in debug builds to be a value of the
+    /// payload's own event: every place that turns a payload struct into a value goes through it.
+    ///
+    /// A struct whose ``event`` names one event while its ``payloadValue`` wraps another's case (a
+    /// copy-paste slip) would otherwise be fired as the other event: it reaches the other event's
+    /// listeners and none of its own. A debug build stops with ``eventSlip(in:)``'s message.
+    package var checkedPayloadValue: Catalogue.Payload {
+        let value = payloadValue
+        assert(value.event == Self.event, Self.eventSlip(in: value) ?? "")
+        return value
+    }
+
+    /// What is wrong when `value`, this struct's ``payloadValue``, is not of its ``event``; `nil` when
+    /// it is.
+    ///
+    /// - Parameter value: A payload value this struct produced.
+    /// - Returns: One sentence naming the struct and both events, or `nil`.
+    package static func eventSlip(in value: Catalogue.Payload) -> String? {
+        guard value.event != event else { return nil }
+        return "\(Self.self).event is \(event.rawValue), but its payloadValue is a \(value.event.rawValue) payload: "
+            + "fired, it would reach \(value.event.rawValue) listeners and no \(event.rawValue) listener; "
+            + "make payloadValue wrap the \(event.rawValue) case"
+    }
+}

@@ -1,0 +1,322 @@
+/// The subscriptions of one bus: plain synchronous state, guarded by the bus's lock.
+///
+/// - One ``ListenerBucket`` per event and delivery lane, created on first use. A bucket lists its
+///   subscriptions in subscription order, so a fire is delivered by walking it from the front.
+/// - ``routes`` lists, per event, the buckets a fire of it must visit: one per lane that has had a
+///   subscription to it.
+/// - A slot table maps a token to its entry's bucket and position, so ending a subscription never
+///   searches. Free slots are reused; the listener id in the token tells a reused slot from the one
+///   it was issued for.
+/// - Listener ids increase with every subscription. A fire records the next id as its *mark*:
+///   exactly the listeners with a smaller id were subscribed when it was fired.
+/// - Subscriptions with an owner or an end hook keep a ``SubscriptionLifetime`` in a side table, so
+///   that the common subscription stores nothing for it.
+struct ListenerRegistry {
+    /// A subscription's row in the slot table: 16 bytes.
+    struct Slot {
+        /// The id of the subscription in this row; ``free`` when the row is free.
+        var id: UInt64
+        /// The subscription's bucket.
+        var bucket: Int32
+        /// The subscription's position in its bucket.
+        var position: Int32
+
+        /// A row without a subscription; ids count up from 0 and never reach its id.
+        static let free = Slot(id: .max, bucket: -1, position: -1)
+    }
+
+    /// A subscription that ended: its entry is marked, its slot is free, and the caller decides
+    /// when its callback can be released.
+    struct Ended {
+        let id: UInt64
+        let bucket: ListenerBucket
+        let position: Int
+        let lifetime: SubscriptionLifetime?
+    }
+
+    /// The one handle of a subscription, held weakly: the handle's holders own the subscription.
+    struct HandleRecord {
+        weak var handle: SubscriptionHandle?
+        /// The handle's identity, kept for its `deinit`, when the weak reference is already `nil`.
+        let id: ObjectIdentifier
+    }
+
+    let busID: UInt64
+    private(set) var buckets: [ListenerBucket] = []
+    /// The same buckets, to read on the fire path without retaining them (``buckets`` keeps them).
+    private var unmanagedBuckets: [Unmanaged<ListenerBucket>] = []
+    /// Per event, the numbers of the buckets that hold its subscriptions.
+    private(set) var routes: [[Int]] = []
+    /// The bucket of each lane and event: `bucketNumbers[lane][event]`, -1 for none yet.
+    private var bucketNumbers: [[Int]] = []
+    private var slots: [Slot] = []
+    private var freeSlots: [Int32] = []
+    private var lifetimes: [Int32: SubscriptionLifetime] = [:]
+    /// The ``EventSubscription`` that owns a subscription, for those that were asked for one.
+    private var handles: [Int32: HandleRecord] = [:]
+    /// How many live subscriptions are bound to an owner, and when to next look for dead owners.
+    private var ownerBoundCount = 0
+    private var ownerSweepThreshold = 64
+
+    /// The id the next subscription gets, and the mark of a fire made now.
+    private(set) var nextID: UInt64 = 0
+    /// Whether the bus was shut down: no subscription is accepted any more.
+    private(set) var isClosed = false
+
+    init(busID: UInt64, eventCount: Int) {
+        self.busID = busID
+        routes = Array(repeating: [], count: eventCount)
+    }
+
+    /// The bucket numbered `number`, unretained: the registry keeps it as long as the bus lives.
+    @inline(__always)
+    func bucket(_ number: Int) -> Unmanaged<ListenerBucket> {
+        unmanagedBuckets[number]
+    }
+
+    /// The number of events the registry routes.
+    var eventCount: Int { routes.count }
+
+    /// Makes room for events up to `event`, for buses whose events are not known up front.
+    mutating func addEvents(upTo event: Int) {
+        while routes.count <= event { routes.append([]) }
+    }
+
+    /// The number of live subscriptions to `event`, in every lane.
+    func count(for event: Int) -> Int {
+        guard routes.indices.contains(event) else { return 0 }
+        return routes[event].reduce(0) { $0 + buckets[$1].liveCount }
+    }
+
+    /// The number of live subscriptions.
+    var totalCount: Int { slots.count - freeSlots.count }
+
+    /// The entries held for subscriptions, holes included.
+    ///
+    /// Zero once every subscription has ended and its bucket was tidied. Not the memory (see
+    /// ``addFootprint(to:)``).
+    var entryCount: Int {
+        slots.count + buckets.reduce(0) { $0 + $1.count } + lifetimes.count + handles.count
+    }
+
+    /// Adds what the registry holds to `footprint`: computed on demand, for tests.
+    func addFootprint(to footprint: inout StorageFootprint) {
+        footprint.entries += entryCount
+        footprint.liveSubscriptions += totalCount
+        footprint.slotCapacity += slots.capacity + freeSlots.capacity
+        footprint.sideTableCapacity += lifetimes.capacity + handles.capacity
+        footprint.buckets += buckets.count
+        footprint.bucketChunkCapacity += buckets.reduce(0) { $0 + $1.chunkCapacity }
+    }
+
+    // MARK: Subscribing
+
+    /// Adds a subscription at the end of the subscription order.
+    ///
+    /// - Parameters:
+    ///   - event: The event subscribed to.
+    ///   - lane: The lane that delivers to it.
+    ///   - lifetime: The owner and end hook, if any.
+    ///   - makeToken: Makes the subscription's token from its listener id and slot.
+    ///   - makeCallback: Makes the callback, given the subscription's own token.
+    /// - Returns: The token and the entry's bucket; `nil` bucket once the registry is closed (the
+    ///   token is then inert).
+    mutating func subscribe(
+        event: Int,
+        lane: Int,
+        lifetime: SubscriptionLifetime?,
+        token makeToken: (_ listenerID: UInt64, _ slot: Int) -> EventSubscription,
+        makeCallback: (EventSubscription) -> ErasedCallback
+    ) -> (token: EventSubscription, bucket: ListenerBucket?) {
+        let id = nextID
+        nextID += 1
+        guard !isClosed else { return (makeToken(id, -1), nil) }
+        let bucket = bucket(event: event, lane: lane)
+        let slot = freeSlots.popLast() ?? appendSlot()
+        let token = makeToken(id, Int(slot))
+        let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
+        slots[Int(slot)] = Slot(id: id, bucket: Int32(bucket.number), position: Int32(position))
+        if let lifetime {
+            lifetimes[slot] = lifetime
+            if lifetime.ownerID != nil { ownerBoundCount += 1 }
+        }
+        return (token, bucket)
+    }
+
+    /// The bucket of `event` in `lane`, created on first use.
+    private mutating func bucket(event: Int, lane: Int) -> ListenerBucket {
+        if lane < bucketNumbers.count, event < bucketNumbers[lane].count, bucketNumbers[lane][event] >= 0 {
+            return buckets[bucketNumbers[lane][event]]
+        }
+        while bucketNumbers.count <= lane { bucketNumbers.append([]) }
+        while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
+        let bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
+        buckets.append(bucket)
+        unmanagedBuckets.append(.passUnretained(bucket))
+        bucketNumbers[lane][event] = bucket.number
+        routes[event].append(bucket.number)
+        return bucket
+    }
+
+    /// The live entry `token` names, for a replay owed to it.
+    func entry(of token: EventSubscription) -> (bucket: ListenerBucket, entry: UnsafeMutablePointer<ListenerEntry>)? {
+        guard let slot = liveSlot(of: token) else { return nil }
+        let bucket = buckets[Int(slot.bucket)]
+        return (bucket, bucket.entry(at: Int(slot.position)))
+    }
+
+    // MARK: Handles
+
+    /// The handle that owns the live subscription `token` names.
+    ///
+    /// The one already made while it lives, or else `make()`'s, recorded as its owner; `nil` when
+    /// the subscription has ended.
+    ///
+    /// The returned reference is strong: the caller releases it after unlocking, in case it is the
+    /// last one (its `deinit` ends the subscription, which takes the lock).
+    mutating func handle(of token: EventSubscription, make: () -> SubscriptionHandle) -> SubscriptionHandle? {
+        guard liveSlot(of: token) != nil else { return nil }
+        let slot = Int32(token.slot)
+        // Bound in two steps: `handles[slot]?.handle` (a weak load through an optional chain on a
+        // dictionary subscript) crashes in `swift_weakLoadStrong` with the Swift 6.3.1 compiler.
+        if let record = handles[slot], let existing = record.handle { return existing }
+        let handle = make()
+        handles[slot] = HandleRecord(handle: handle, id: ObjectIdentifier(handle))
+        return handle
+    }
+
+    /// Whether the handle with identity `id` owns the live subscription `token` names.
+    func isOwner(_ id: ObjectIdentifier, of token: EventSubscription) -> Bool {
+        guard liveSlot(of: token) != nil else { return false }
+        return handles[Int32(token.slot)]?.id == id
+    }
+
+    // MARK: Ending subscriptions
+
+    /// Ends the subscription `token` names, if it is one of this bus's live subscriptions.
+    ///
+    /// Marks its entry ended, so that passes skip it, and frees its slot.
+    mutating func end(_ token: EventSubscription) -> Ended? {
+        guard liveSlot(of: token) != nil else { return nil }
+        return end(slot: Int32(token.slot))
+    }
+
+    private mutating func end(slot: Int32) -> Ended {
+        let row = slots[Int(slot)]
+        let bucket = buckets[Int(row.bucket)]
+        bucket.markEnded(at: Int(row.position))
+        slots[Int(slot)] = .free
+        freeSlots.append(slot)
+        let lifetime = lifetimes.removeValue(forKey: slot)
+        if !handles.isEmpty { handles.removeValue(forKey: slot) }
+        if lifetime?.ownerID != nil { ownerBoundCount -= 1 }
+        if freeSlots.count == slots.count {
+            // No subscription left: start over, keeping small tables' capacity for the next ones.
+            let keep = slots.count <= 64
+            slots.removeAll(keepingCapacity: keep)
+            freeSlots.removeAll(keepingCapacity: keep)
+        }
+        return Ended(id: row.id, bucket: bucket, position: Int(row.position), lifetime: lifetime)
+    }
+
+    /// Ends every subscription bound to the owner with identity `ownerID`.
+    mutating func endAll(ownedBy ownerID: ObjectIdentifier) -> [Ended] {
+        endAll { $0.ownerID == ownerID }
+    }
+
+    /// Ends every subscription to `event` bound to the owner with identity `ownerID`.
+    mutating func endAll(ownedBy ownerID: ObjectIdentifier, event: Int) -> [Ended] {
+        let doomed = lifetimes.filter { slot, lifetime in
+            lifetime.ownerID == ownerID && buckets[Int(slots[Int(slot)].bucket)].event == event
+        }.keys.sorted()
+        return doomed.map { end(slot: $0) }
+    }
+
+    /// Ends every live subscription, and keeps accepting new ones.
+    mutating func endAll() -> [Ended] {
+        var ended: [Ended] = []
+        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id {
+            ended.append(end(slot: Int32(index)))
+        }
+        return ended
+    }
+
+    /// Ends every subscription of `lane`, for a lane whose actor is gone.
+    mutating func endAll(inLane lane: Int) -> [Ended] {
+        var ended: [Ended] = []
+        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id && buckets[Int(slot.bucket)].lane == lane
+        {
+            ended.append(end(slot: Int32(index)))
+        }
+        return ended
+    }
+
+    /// What a sweep of dead owners ended, and the live owners it looked at.
+    struct Sweep {
+        var ended: [Ended] = []
+        /// Live owners, to be released by the caller after unlocking.
+        ///
+        /// Checking an owner takes a strong reference to it; if another thread drops the owner
+        /// meanwhile, this is the last one, and its deinit (user code) must not run under the lock.
+        var liveOwners: [any AnyObject & Sendable] = []
+    }
+
+    /// Ends the subscriptions whose owner has been deallocated.
+    mutating func sweepDeadOwners() -> Sweep {
+        guard ownerBoundCount > 0 else { return Sweep() }
+        var liveOwners: [any AnyObject & Sendable] = []
+        let ended = endAll { lifetime in
+            guard lifetime.ownerID != nil else { return false }
+            guard let owner = lifetime.owner else { return true }
+            liveOwners.append(owner)
+            return false
+        }
+        return Sweep(ended: ended, liveOwners: liveOwners)
+    }
+
+    /// Sweeps dead owners when owner-bound subscriptions have doubled since the last sweep, so that
+    /// subscriptions whose owners die unnoticed cannot accumulate.
+    mutating func sweepDeadOwnersIfDue() -> Sweep {
+        guard ownerBoundCount >= ownerSweepThreshold else { return Sweep() }
+        let sweep = sweepDeadOwners()
+        ownerSweepThreshold = max(64, ownerBoundCount * 2)
+        return sweep
+    }
+
+    /// Ends every subscription and accepts no new one.
+    mutating func close() -> [Ended] {
+        isClosed = true
+        var ended: [Ended] = []
+        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id {
+            ended.append(end(slot: Int32(index)))
+        }
+        ownerBoundCount = 0
+        return ended
+    }
+
+    /// Compacts `bucket`, updating the slots of the entries that move.
+    ///
+    /// Only while no pass of its lane runs and no callback of it waits to be released.
+    mutating func compact(_ bucket: ListenerBucket) {
+        bucket.compact { slot, position in
+            slots[Int(slot)].position = Int32(position)
+        }
+    }
+
+    private func liveSlot(of token: EventSubscription) -> Slot? {
+        guard token.busID == busID, slots.indices.contains(token.slot), slots[token.slot].id == token.listenerID,
+            token.listenerID != Slot.free.id
+        else { return nil }
+        return slots[token.slot]
+    }
+
+    private mutating func endAll(where shouldEnd: (SubscriptionLifetime) -> Bool) -> [Ended] {
+        let doomed = lifetimes.filter { shouldEnd($0.value) }.keys.sorted()
+        return doomed.map { end(slot: $0) }
+    }
+
+    private mutating func appendSlot() -> Int32 {
+        slots.append(.free)
+        return Int32(slots.count - 1)
+    }
+}

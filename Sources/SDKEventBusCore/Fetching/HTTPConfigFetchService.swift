@@ -1,0 +1,166 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// Fetches a configuration over HTTP with `URLSession`: the real service an SDK ships, for any
+/// configuration type.
+///
+/// It sends the configured headers (an API key, say), honours a request timeout, and uses
+/// `ETag`/`If-None-Match`, so that an unchanged configuration costs a 304 and fires no event. A
+/// body is decoded with ``RemoteConfiguration/decode(from:)``, like the scripted service's, off the
+/// caller's actor, and failures are typed: ``ConfigFetchError`` for the transport, HTTP statuses
+/// and oversized bodies (with the retry advice the lifecycle follows), ``ConfigDecodingError`` for
+/// malformed bodies.
+///
+/// ```swift
+/// let service = HTTPConfigFetchService<ProjectConfig>(.init(
+///     url: URL(string: "https://cdn.example.com/config/\(key).json")!,
+///     headers: ["Authorization": "Bearer \(key)"]
+/// ))
+/// let sdk = SDKClient(fetchService: service)
+///
+/// let flags = HTTPConfigFetchService<FlagSet>(.init(url: flagsURL))   // any configuration type
+/// ```
+public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFetching {
+    /// Where and how to fetch.
+    public struct Configuration: Sendable {
+        /// The configuration's URL.
+        public var url: URL
+        /// Headers sent with every request, for example `Authorization`.
+        public var headers: [String: String]
+        /// How long a request may take, in all, before it fails with a transport error.
+        ///
+        /// The service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout
+        /// only counts idle time on Apple platforms, and whole seconds on Linux).
+        public var timeout: Duration
+        /// The largest body accepted, in bytes; a larger one fails with
+        /// ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded.
+        ///
+        /// `URLSession` hands the body over whole, so the limit bounds what the SDK decodes and
+        /// keeps, not the transfer itself; keep the request timeout short enough to bound that.
+        public var maximumBodySize: Int
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - url: The configuration's URL.
+        ///   - headers: Headers sent with every request.
+        ///   - timeout: How long a request may take.
+        ///   - maximumBodySize: The largest body accepted, in bytes.
+        public init(
+            url: URL,
+            headers: [String: String] = [:],
+            timeout: Duration = .seconds(10),
+            maximumBodySize: Int = 10 * 1024 * 1024
+        ) {
+            self.url = url
+            self.headers = headers
+            self.timeout = timeout
+            self.maximumBodySize = maximumBodySize
+        }
+    }
+
+    /// The last configuration decoded and the `ETag` it came with.
+    private struct Validator {
+        var etag: String
+        var config: Config
+    }
+
+    /// The service's configuration.
+    public let configuration: Configuration
+    private let session: URLSession
+    private let validator = LockedValue<Validator?>(nil)
+
+    /// Creates a service.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where and how to fetch.
+    ///   - session: The session to use, for example one whose delegate pins certificates; by
+    ///     default an ephemeral one, so that a local HTTP cache never answers for the server.
+    public init(_ configuration: Configuration, session: URLSession = URLSession(configuration: .ephemeral)) {
+        self.configuration = configuration
+        self.session = session
+    }
+
+    /// Fetches the configuration, off the caller's actor; an unchanged one (304) returns the
+    /// previous configuration.
+    ///
+    /// Cancelling the calling task (``CatalogueClient/shutdown()`` does) ends the call at once with
+    /// `CancellationError`. On Apple platforms the transfer is cancelled too; on Linux it is left to
+    /// end by itself within the timeout and its result is dropped, because cancelling a transfer
+    /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.
+    ///
+    /// - Returns: The configuration served.
+    /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
+    @concurrent
+    public func fetchLiveConfig() async throws -> Config {
+        var request = URLRequest(url: configuration.url)
+        request.httpMethod = "GET"
+        request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
+        let previous = validator.withLock { $0 }
+        if let previous { request.setValue(previous.etag, forHTTPHeaderField: "If-None-Match") }
+
+        let body: Data
+        let response: URLResponse
+        do {
+            (body, response) = try await HTTPTransfer.run(request, on: session, timeout: configuration.timeout)
+        } catch let error as ConfigFetchError {
+            throw error
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw ConfigFetchError(code: .transport, underlying: error, reason: "\(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw ConfigFetchError(code: .transport, reason: "the response is not HTTP")
+        }
+        switch http.statusCode {
+        case 304:
+            guard let previous else {
+                throw ConfigFetchError(
+                    code: .notModifiedWithoutCache,
+                    statusCode: 304,
+                    reason: "the server answered 304 Not Modified to a request without If-None-Match"
+                )
+            }
+            return previous.config
+        case 200..<300:
+            let limit = configuration.maximumBodySize
+            guard body.count <= limit, http.expectedContentLength <= Int64(limit) else {
+                throw ConfigFetchError(
+                    code: .bodyTooLarge,
+                    statusCode: http.statusCode,
+                    reason:
+                        "the body has \(max(Int64(body.count), http.expectedContentLength)) bytes; the limit is \(limit)"
+                )
+            }
+            let config = try Config.decode(from: body)
+            validator.withLock { validator in
+                validator = http.value(forHTTPHeaderField: "ETag").map { Validator(etag: $0, config: config) }
+            }
+            return config
+        default:
+            throw ConfigFetchError(
+                code: .httpStatus,
+                statusCode: http.statusCode,
+                retryAfter: ConfigFetchError.retryAfter(header: http.value(forHTTPHeaderField: "Retry-After")),
+                reason: "the server answered \(http.statusCode) "
+                    + HTTPURLResponse.localizedString(forStatusCode: http.statusCode)
+            )
+        }
+    }
+
+    /// The request timeout in seconds, as the platform's `URLSession` honours it.
+    static func timeoutInterval(_ timeout: Duration) -> TimeInterval {
+        let interval = timeout / .seconds(1)
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation truncates to whole seconds, and a timeout of 0 fails at once.
+            return max(1, interval.rounded(.up))
+        #else
+            return interval
+        #endif
+    }
+}

@@ -1,0 +1,425 @@
+import Foundation
+
+/// An SDK's configuration lifecycle as a component: the initial and cached configurations first,
+/// then fetch → decode → store, refreshing on an interval and on demand, with backoff after
+/// failures, until the task running it is cancelled.
+///
+/// ``CatalogueClient`` runs one. An SDK with its own facade runs one itself, in a task it owns or
+/// in a task group (it stops when its task is cancelled, in the manner of swift-service-lifecycle):
+///
+/// ```swift
+/// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+/// let store = CatalogueConfigStore(emitter: emitter)
+/// let lifecycle = ConfigLifecycle(store: store, fetchService: flagService, configuration: settings)
+/// let task = Task { await lifecycle.run() }
+/// try await store.waitForReady()
+/// // … at shutdown:
+/// task.cancel()
+/// store.shutdown()
+/// ```
+///
+/// A failed fetch, including a malformed body, never touches the store: the last good configuration
+/// stays in place, no event fires, and waiters keep waiting (unless the readiness policy resolves
+/// a degraded start, or the error ends readiness). A fetch or cache call that does not honour
+/// cancellation is abandoned when the task is cancelled: ``run()`` returns at once and the call's
+/// result is discarded.
+///
+/// Low power mode (``handle(_:)``) pauses periodic refreshes and retries once the SDK is ready; it
+/// never holds the first fetch, a retry that readiness waits for, the degraded deadline, or
+/// ``refreshNow()``.
+public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
+    /// The configuration type.
+    public typealias Config = Catalogue.Config
+
+    /// The store the lifecycle fills.
+    public let store: CatalogueConfigStore<Catalogue>
+    /// How the lifecycle loads, refreshes and becomes ready.
+    public let configuration: LifecycleConfiguration<Config>
+
+    typealias RefreshWaiter = CheckedContinuation<Result<ConfigChange, any Error>, Never>
+    typealias LoopWake = LifecycleLoopWake
+    typealias Machine = LifecycleStateMachine<CheckedContinuation<LoopWake, Never>, RefreshWaiter>
+
+    private let service: any ConfigFetching<Config>
+    let status = StatusRecorder()
+    let control = LockedValue(Machine())
+    /// Time on the lifecycle's clock since it started; set when it starts.
+    private let elapsed = LockedValue<(@Sendable () -> Duration)?>(nil)
+    /// The degraded deadline's task, until readiness is decided.
+    private let degradedDeadline = LockedValue<Task<Void, Never>?>(nil)
+    /// Called after every step, for the client's observable status.
+    let statusChanged = LockedValue<(@Sendable () -> Void)?>(nil)
+    /// The calls in flight that cancellation abandoned, for the client's shutdown report.
+    let abandoned = LockedValue<Set<ShutdownReport.Work>>([])
+
+    /// Creates a lifecycle; it starts when ``run()`` is called.
+    ///
+    /// - Parameters:
+    ///   - store: The store to fill.
+    ///   - fetchService: Where the configuration comes from.
+    ///   - configuration: How to load, refresh and become ready.
+    public init(
+        store: CatalogueConfigStore<Catalogue>,
+        fetchService: some ConfigFetching<Config>,
+        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration()
+    ) {
+        self.store = store
+        self.service = fetchService
+        self.configuration = configuration
+    }
+
+    // MARK: Running
+
+    /// Runs the lifecycle until the calling task is cancelled, off the caller's actor.
+    ///
+    /// Without a refresh interval it fetches until the first success, then only on demand. Calling
+    /// it a second time returns at once. Cancelling the task returns promptly, whatever the fetch
+    /// service and the cache do: a call in flight is abandoned and its result discarded.
+    @concurrent
+    public func run() async {
+        guard control.withLock({ $0.start() }) else { return }
+        await run(on: configuration.clock)
+        let (waiters, reason) = control.withLock { $0.stop() }
+        for waiter in waiters { waiter.resume(returning: .failure(reason)) }
+        report(.stopped)
+    }
+
+    /// Fetches now, or joins the fetch already in flight, and returns what it did.
+    ///
+    /// Refreshes on demand run in low power mode too.
+    ///
+    /// - Returns: What the store did with the configuration.
+    /// - Throws: The fetch's error; `CancellationError` when the calling task is cancelled (the
+    ///   fetch goes on); ``ReadinessError`` with code ``ReadinessError/Code/shutDown`` once the
+    ///   lifecycle has been shut down, also for a refresh in flight then; the error that ended
+    ///   readiness once a fetch error ended it (a ``FetchRetryAdvice`` with `endsReadiness`) and
+    ///   so stopped the lifecycle.
+    ///
+    /// Before ``run()`` has started, a refresh waits for it.
+    @discardableResult
+    public func refreshNow() async throws -> ConfigChange {
+        let id = control.withLock { $0.makeRefreshID() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: RefreshWaiter) in
+                switch control.withLock({ $0.addRefreshWaiter(id, continuation) }) {
+                case .resume(let result): continuation.resume(returning: result)
+                case .wait(let loop): loop?.resume(returning: .fetch)
+                }
+            }
+        } onCancel: {
+            control.withLock { $0.cancelRefreshWaiter(id) }?.resume(returning: .failure(CancellationError()))
+        }
+        return try result.get()
+    }
+
+    /// Tells the lifecycle about the app's state: from an app-lifecycle hook.
+    ///
+    /// Low power mode may be reported before ``run()`` starts (the client reports it as it is
+    /// created, when it is on): it never holds the first fetch, the degraded deadline or a refresh
+    /// asked for, only periodic refreshes and retries once the SDK is ready.
+    ///
+    /// - Parameter event: What happened.
+    public func handle(_ event: AppLifecycleEvent) {
+        switch event {
+        case .willEnterForeground:
+            refreshIfStale(.foreground)
+        case .didEnterBackground:
+            break
+        case .lowPowerModeChanged(let isEnabled):
+            let (changed, wake) = control.withLock { $0.setPaused(isEnabled) }
+            guard changed else { return }
+            report(.refreshPaused(isEnabled))
+            wake?.resume(returning: .fetch)
+        }
+    }
+
+    /// Refreshes in the background when the configuration is older than
+    /// ``LifecycleConfiguration/timeToLive``; does nothing otherwise, or without one.
+    ///
+    /// The client calls it when its configuration is read.
+    public func refreshIfStale() {
+        refreshIfStale(.stale)
+    }
+
+    /// How many `refreshNow()` callers the lifecycle keeps track of: only those in flight.
+    var refreshBookkeepingCount: Int { control.withLock { $0.refreshBookkeepingCount } }
+
+    /// The state of the lifecycle, for diagnostics screens and logs.
+    public var currentStatus: SDKStatus {
+        status.snapshot(readiness: store.readiness, isShutDown: store.isShutDown)
+    }
+
+    private func refreshIfStale(_ reason: LifecycleDiagnostic.RefreshReason) {
+        guard let timeToLive = configuration.timeToLive else { return }
+        let now = elapsedTime()
+        let (triggered, wake) = control.withLock { $0.triggerIfStale(timeToLive: timeToLive, now: now) }
+        guard triggered else { return }
+        report(.refreshRequested(reason))
+        wake?.resume(returning: .fetch)
+    }
+
+    /// Time on the lifecycle's clock since it started; `nil` before.
+    private func elapsedTime() -> Duration? {
+        elapsed.withLock { $0 }?()
+    }
+
+    // MARK: The loop
+
+    private func run<C: Clock>(on clock: C) async where C.Duration == Duration {
+        let start = clock.now
+        elapsed.withLock { $0 = { start.duration(to: clock.now) } }
+        if case .degraded(let deadline?) = configuration.readinessPolicy.kind {
+            // A task of its own, so that it can end as soon as readiness is decided (a sleeper
+            // left on the clock would be the next deadline a test sees) and never outlives the run.
+            // Low power mode never holds it.
+            let store = self.store
+            let deadlineTask = Task {
+                guard (try? await clock.sleep(for: deadline)) != nil else { return }
+                let error = ReadinessError.timedOut(after: deadline)
+                _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+            }
+            degradedDeadline.withLock { $0 = deadlineTask }
+        }
+        await loop(clock: clock)
+        degradedDeadline.withLock { $0.take() }?.cancel()
+    }
+
+    /// Ends the degraded deadline's wait once readiness is decided.
+    private func endDegradedDeadlineIfDecided() {
+        guard store.isDecided else { return }
+        degradedDeadline.withLock { $0.take() }?.cancel()
+    }
+
+    private func loop<C: Clock>(clock: C) async where C.Duration == Duration {
+        var cached = await applyStartingConfigs()
+        var failures = 0
+        var nextFetch: C.Instant? = clock.now
+        var hasFetched = false
+        while true {
+            endDegradedDeadlineIfDecided()
+            // Low power mode holds periodic refreshes and retries only once the SDK is ready: never
+            // the first fetch, nor a retry that readiness waits for.
+            let pausable = hasFetched && store.isDecided
+            guard await waitForFetch(until: nextFetch, pausable: pausable, clock: clock) else { return }
+            hasFetched = true
+            report(.fetchStarted(attempt: failures + 1))
+            let result = await fetch()
+            guard !Task.isCancelled else {
+                // Shutting down: whatever the fetch returned is discarded, never applied; a
+                // refresh waiting for it learns that the lifecycle was shut down.
+                finishFetch(.failure(ReadinessError.shutDown), succeeded: false)
+                return
+            }
+            switch result {
+            case .success(let config):
+                let change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
+                    self.status.fetchSucceeded()
+                    self.status.applied(change, from: .live)
+                    self.report(.configApplied(change))
+                }
+                if change != .ignored, config != cached {
+                    cached = await save(config) ? config : cached
+                }
+                failures = 0
+                finishFetch(.success(change), succeeded: true)
+                nextFetch = configuration.refreshInterval.map { clock.now.advanced(by: $0) }
+                if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
+            case .failure(let error):
+                failures += 1
+                status.fetchFailed(error)
+                store.recordError(error)
+                // An error that ends readiness ends the lifecycle only while readiness is undecided;
+                // once the SDK is ready (from a cache, an initial or a degraded start) it is a
+                // failure like another, and the last good configuration stays in use.
+                if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
+                    store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
+                {
+                    control.withLock { $0.stopReason = error }
+                    finishFetch(.failure(error), succeeded: false)
+                    return
+                }
+                let (wait, retryable) = retryDelay(after: error, failures: failures)
+                report(.fetchFailed(error, attempt: failures, retryIn: wait))
+                if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
+                    _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+                }
+                // A non-retryable error says nothing about the next one: back off from the start.
+                if !retryable { failures = 0 }
+                finishFetch(.failure(error), succeeded: false)
+                nextFetch = clock.now.advanced(by: wait)
+            }
+        }
+    }
+
+    /// Waits until the next fetch is due (`deadline`, unless low power mode holds it) or asked for.
+    ///
+    /// - Returns: `false` when the task is cancelled.
+    private func waitForFetch<C: Clock>(until deadline: C.Instant?, pausable: Bool, clock: C) async -> Bool
+    where C.Duration == Duration {
+        let isDue = deadline.map { $0 <= clock.now } ?? false
+        let id = control.withLock { $0.beginWait(isDue: isDue, pausable: pausable) }
+        guard let deadline, !isDue else { return await park() }
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                guard (try? await clock.sleep(until: deadline, tolerance: nil)) != nil else { return }
+                self.control.withLock { $0.deadlinePassed(id) }?.resume(returning: .fetch)
+            }
+            let fetch = await park()
+            group.cancelAll()
+            return fetch
+        }
+    }
+
+    /// Parks the loop until the state machine says to fetch or to stop; the decision and the
+    /// parking are one locked step, so no wakeup is lost between them.
+    ///
+    /// - Returns: `false` when the task is cancelled.
+    private func park() async -> Bool {
+        let wake = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LoopWake, Never>) in
+                if let now = control.withLock({ $0.park(continuation) }) { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            control.withLock { $0.cancelLoop() }?.resume(returning: .stop)
+        }
+        return wake == .fetch
+    }
+
+    /// Runs one fetch; abandons it (and returns `CancellationError`) when the task is cancelled,
+    /// whether the fetch honours cancellation or not.
+    private func fetch() async -> Result<Config, any Error> {
+        let service = self.service
+        let ending = await FirstResult.run { () async -> Result<Config, any Error> in
+            do {
+                return .success(try await service.fetchLiveConfig())
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .finished(let result) = ending else {
+            abandoned.withLock { _ = $0.insert(.fetch) }
+            return .failure(CancellationError())
+        }
+        return result
+    }
+
+    private func finishFetch(_ result: Result<ConfigChange, any Error>, succeeded: Bool) {
+        let time = succeeded ? elapsedTime() : nil
+        for waiter in control.withLock({ $0.finishFetch(succeededAt: time) }) { waiter.resume(returning: result) }
+    }
+
+    /// Applies the injected configuration, then the cached one, as the readiness policy allows.
+    ///
+    /// A corrupt cache is deleted, so that it is not read again at the next start.
+    ///
+    /// - Returns: The configuration the cache holds, so that an unchanged one is not written again.
+    private func applyStartingConfigs() async -> Config? {
+        let usesStored = configuration.readinessPolicy.usesStoredConfigs
+        if usesStored, let initial = configuration.initialConfig {
+            _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
+                self.status.applied(change, from: .initial)
+                self.report(.initialConfigApplied(change))
+            }
+        }
+        guard let cache = configuration.cache else { return nil }
+        let loaded = await FirstResult.run { () async -> Result<(Config, Date?)?, ConfigCacheError> in
+            do throws(ConfigCacheError) {
+                guard let config = try await cache.load() else { return .success(nil) }
+                return .success((config, await cache.lastSaved))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch loaded {
+        case .cancelled, .timedOut:
+            abandoned.withLock { _ = $0.insert(.cache) }
+            return nil
+        case .finished(.success(nil)):
+            return nil
+        case .finished(.success(let (cached, savedAt)?)):
+            if usesStored {
+                _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
+                    self.status.applied(change, from: .cache)
+                    self.report(.cacheLoaded(change))
+                }
+            }
+            return cached
+        case .finished(.failure(let error)):
+            status.cacheFailed(error)
+            report(.cacheRejected(error))
+            if error.code == .corrupt { await clearCorruptCache(cache) }
+            return nil
+        }
+    }
+
+    /// Deletes a cache that holds something that is not a valid configuration, and says so.
+    private func clearCorruptCache(_ cache: any ConfigCache<Config>) async {
+        let cleared = await FirstResult.run { () async -> ConfigCacheError? in
+            do throws(ConfigCacheError) {
+                try await cache.clear()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        switch cleared {
+        case .finished(nil): report(.cacheCleared)
+        case .finished(let error?): report(.cacheWriteFailed(error))
+        case .cancelled, .timedOut: abandoned.withLock { _ = $0.insert(.cache) }
+        }
+    }
+
+    /// Writes a new configuration to the cache, if there is one.
+    ///
+    /// - Returns: Whether the cache now holds `config`.
+    private func save(_ config: Config) async -> Bool {
+        guard let cache = configuration.cache else { return false }
+        let saved = await FirstResult.run { () async -> ConfigCacheError? in
+            do throws(ConfigCacheError) {
+                try await cache.save(config)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        switch saved {
+        case .finished(nil):
+            report(.cacheSaved)
+            return true
+        case .finished(let error?):
+            report(.cacheWriteFailed(error))
+            return false
+        case .cancelled, .timedOut:
+            abandoned.withLock { _ = $0.insert(.cache) }
+            return false
+        }
+    }
+
+    /// How long to wait after a failure, following the error's advice, and whether it advised
+    /// retrying.
+    private func retryDelay(after error: any Error, failures: Int) -> (Duration, retryable: Bool) {
+        let policy = configuration.retryPolicy
+        let advice = error as? any FetchRetryAdvice
+        if let advice, !advice.isRetryable {
+            // Backing off will not help (a rejected key, say): try again at the next refresh, or
+            // after the longest backoff when there is none, so that readiness can still come.
+            return (max(configuration.refreshInterval ?? policy.maximumDelay, RetryPolicy.minimumDelay), false)
+        }
+        let backoff = policy.delay(afterFailures: failures, random: .random(in: 0..<1))
+        guard let requested = advice?.retryAfter else { return (backoff, true) }
+        return (max(backoff, min(requested, ConfigFetchError.longestRetryAfter)), true)
+    }
+
+    private func report(_ step: LifecycleDiagnostic) {
+        configuration.diagnostics?(step)
+        statusChanged.withLock { $0 }?()
+    }
+}
+
+extension Optional {
+    /// Takes the value out, leaving `nil`.
+    fileprivate mutating func take() -> Wrapped? {
+        defer { self = nil }
+        return self
+    }
+}

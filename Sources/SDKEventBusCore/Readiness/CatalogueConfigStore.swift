@@ -1,0 +1,288 @@
+public import Foundation
+
+/// Holds an SDK's configuration and the readiness gate that opens when the first one arrives, and
+/// announces both on the SDK's bus.
+///
+/// The first ``setConfig(_:from:fetchedAt:)`` makes the store ready: it commits the configuration,
+/// fires the catalogue's ready payload, then resumes every ``waitForReady()`` caller with the same
+/// ``Readiness``. A later configuration that differs (`!=`) is committed and announced with the
+/// catalogue's "updated" payload; an equal one changes nothing. The SDK can also resolve readiness
+/// without a configuration (``resolveDegraded(because:)``) or fail it for good with its own error
+/// (``failReadiness(with:)``); whichever of these comes first decides what every caller gets.
+///
+/// ```swift
+/// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+/// let store = CatalogueConfigStore(emitter: emitter)
+///
+/// Task { let readiness = try await store.waitForReady(); print(readiness.source) }
+/// await store.setConfig(flags)   // fires .initialized, then resumes the waiter
+/// ```
+///
+/// The built-in catalogue's store is ``ConfigStore``.
+public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
+    /// The configuration type.
+    public typealias Config = Catalogue.Config
+
+    private struct State {
+        var config: Config?
+        var lastError: (any Error)?
+    }
+
+    private nonisolated let gate = ReadinessGate<Readiness>()
+    private nonisolated let state = LockedValue(State())
+    private nonisolated let fire: @Sendable (Catalogue.Payload) -> Void
+
+    /// Creates a store that fires its events through `emitter`.
+    ///
+    /// - Parameter emitter: The emitter of the bus the store announces readiness and changes on.
+    public init(emitter: CatalogueEmitter<Catalogue>) {
+        fire = { emitter.fire($0) }
+    }
+
+    /// Creates a store that fires its events on `bus`, for components inside this package.
+    ///
+    /// Not public: a store made from a bus could fire on it, and app code holds the bus.
+    package init(bus: CatalogueBus<Catalogue>) {
+        fire = { bus.fire($0) }
+    }
+
+    // MARK: State
+
+    /// The configuration in effect, or `nil` before the first one (and after a degraded start,
+    /// until one arrives).
+    ///
+    /// Committed before the ready or updated event fires and before waiters resume, so it is
+    /// readable as soon as ``waitForReady()`` returns.
+    public nonisolated var config: Config? { state.withLock { $0.config } }
+
+    /// Whether ``waitForReady()`` would return at once: readiness was resolved and the store has
+    /// not been shut down.
+    public nonisolated var isReady: Bool { gate.outcome != nil }
+
+    /// How the store became ready, once it did (and until it is shut down).
+    public nonisolated var readiness: Readiness? { gate.outcome }
+
+    /// The last error recorded with ``recordError(_:)`` or ``failReadiness(with:)``.
+    public nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
+
+    /// How many callers are waiting for readiness now, for diagnostics and tests.
+    public nonisolated var waiterCount: Int { gate.waiterCount }
+
+    /// Whether the store was shut down.
+    public nonisolated var isShutDown: Bool { gate.isShutDown }
+
+    /// Whether readiness is decided: ready, failed or shut down.
+    nonisolated var isDecided: Bool { !gate.isWaiting }
+
+    /// Returns once at least `count` callers are suspended in ``waitForReady()``, or readiness is
+    /// decided: the hook for tests that must know their waiters are waiting, instead of polling
+    /// ``waiterCount``.
+    ///
+    /// - Parameters:
+    ///   - count: How many suspended waiters to wait for.
+    ///   - timeout: How long to wait at most, in real time.
+    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
+    public nonisolated func waitForWaiters(
+        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+    ) async throws {
+        try await gate.waitForWaiters(count, within: timeout)
+    }
+
+    // MARK: Changes
+
+    /// Makes `newConfig` the configuration in effect and announces it.
+    ///
+    /// Before readiness, it commits the configuration, fires the ready payload and resumes every
+    /// waiter. After, it commits and fires the updated payload when the configuration differs from
+    /// the current one, and does nothing when it is equal. After a failure or ``shutdown()`` it is
+    /// ignored.
+    ///
+    /// - Parameters:
+    ///   - newConfig: The configuration to apply.
+    ///   - source: Where it came from.
+    ///   - fetchedAt: When it was fetched or saved, for ``Readiness/configAge``; `nil` for a live
+    ///     configuration means now.
+    /// - Returns: What the store did with it.
+    @discardableResult
+    public func setConfig(_ newConfig: Config, from source: ConfigSource = .live, fetchedAt: Date? = nil)
+        -> ConfigChange
+    {
+        setConfig(newConfig, from: source, fetchedAt: fetchedAt) { _ in }
+    }
+
+    /// ``setConfig(_:from:fetchedAt:)``, calling `willAnnounce` with what it does once it has
+    /// decided and committed, before it fires anything or resumes a waiter.
+    ///
+    /// The lifecycle records its status and reports its step there, so that a diagnostic comes
+    /// before the events and the `ready()` returns that the step caused.
+    package func setConfig(
+        _ newConfig: Config,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
+        let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+        if change == .ignored || change == .unchanged { willAnnounce(change) }
+        return change
+    }
+
+    /// Applies `newConfig`; calls `willAnnounce` only before an announcement.
+    private func apply(
+        _ newConfig: Config,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
+        guard !gate.isShutDown else { return .ignored }
+        if gate.isWaiting {
+            let now = Date()
+            let date = fetchedAt ?? (source == .live ? now : nil)
+            let readiness = Readiness(
+                source: Readiness.Source(source),
+                configAge: date.map { .seconds(max(0, now.timeIntervalSince($0))) },
+                date: now
+            )
+            // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
+            state.withLock { $0.config = newConfig }
+            let opened = gate.open(readiness) {
+                willAnnounce(.first)
+                fire(Catalogue.readyPayload(readiness))
+            }
+            guard opened else {
+                // Failed or shut down meanwhile: the configuration was never in effect.
+                state.withLock { $0.config = nil }
+                return .ignored
+            }
+            return .first
+        }
+        guard gate.outcome != nil else { return .ignored }  // readiness failed for good
+        let previous = state.withLock { state -> Config? in
+            defer { state.config = newConfig }
+            return state.config
+        }
+        guard previous != newConfig else { return .unchanged }
+        willAnnounce(.updated)
+        if let payload = Catalogue.configUpdatedPayload(
+            ConfigUpdate(previous: previous, current: newConfig, source: source))
+        {
+            fire(payload)
+        }
+        return .updated
+    }
+
+    /// Resolves readiness without a configuration: a degraded start, so that an app never hangs at
+    /// launch when the first fetch fails and nothing is cached.
+    ///
+    /// Fires the ready payload with ``Readiness/Source/degraded`` and resumes every waiter with it.
+    /// A configuration that arrives later is announced as an update.
+    ///
+    /// - Parameter error: What made the start degraded (the failed fetch, a deadline).
+    /// - Returns: Whether this call resolved readiness (`false` when it was already resolved,
+    ///   failed or shut down).
+    @discardableResult
+    public func resolveDegraded(because error: any Error) -> Bool {
+        resolveDegraded(because: error) {}
+    }
+
+    /// ``resolveDegraded(because:)``, calling `willAnnounce` once it resolved readiness, before it
+    /// fires or resumes a waiter.
+    package func resolveDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
+        let readiness = Readiness(source: .degraded, error: error)
+        return gate.open(readiness) {
+            willAnnounce()
+            fire(Catalogue.readyPayload(readiness))
+        }
+    }
+
+    /// Fails readiness for good with the SDK's own error (an invalid SDK key, say): every current
+    /// and later ``waitForReady()`` throws `error`, and later configurations are ignored.
+    ///
+    /// Has no effect once readiness was resolved: the first outcome stands, and ``lastError`` is
+    /// left as it was.
+    ///
+    /// - Parameter error: The error every waiter throws.
+    /// - Returns: Whether this call decided readiness.
+    @discardableResult
+    public nonisolated func failReadiness(with error: any Error) -> Bool {
+        failReadiness(with: error) {}
+    }
+
+    /// ``failReadiness(with:)``, calling `willFail` once it decided readiness, before any waiter
+    /// resumes.
+    package nonisolated func failReadiness(with error: any Error, willFail: () -> Void) -> Bool {
+        gate.fail(error) {
+            state.withLock { $0.lastError = error }
+            willFail()
+        }
+    }
+
+    /// Records an error that does not end readiness (a fetch that will be retried): waiters keep
+    /// waiting, and ``lastError`` reports it.
+    ///
+    /// - Parameter error: The error.
+    public nonisolated func recordError(_ error: any Error) {
+        state.withLock { $0.lastError = error }
+    }
+
+    // MARK: Waiting
+
+    /// Returns how the store became ready, once it does; at once if it already has.
+    ///
+    /// Suspends without blocking a thread. Every caller gets the same ``Readiness``. Cancelling the
+    /// waiting task resumes it promptly with `CancellationError` and leaves other waiters waiting.
+    ///
+    /// - Returns: How the store became ready.
+    /// - Throws: `CancellationError` when the task is cancelled first; the error given to
+    ///   ``failReadiness(with:)``; ``ReadinessError`` with code ``ReadinessError/Code/shutDown``
+    ///   when the store is shut down first, or was already.
+    @discardableResult
+    public nonisolated func waitForReady() async throws -> Readiness {
+        try await gate.wait()
+    }
+
+    /// Returns how the store became ready, or throws when `timeout` passes first on `clock`.
+    ///
+    /// A timeout ends only this wait: the store stays as it was, and a later ``waitForReady()``
+    /// can still succeed.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait.
+    ///   - clock: The clock that measures `timeout`: real time unless you pass another (tests pass a
+    ///     manual one, and must then advance it).
+    /// - Returns: How the store became ready.
+    /// - Throws: ``ReadinessError`` with code ``ReadinessError/Code/timedOut`` when the deadline
+    ///   passes first, and as ``waitForReady()`` otherwise.
+    @discardableResult
+    public nonisolated func waitForReady<C: Clock>(
+        timeout: Duration,
+        clock: C = ContinuousClock()
+    ) async throws -> Readiness where C.Duration == Duration {
+        if let readiness = gate.outcome { return readiness }
+        return try await withThrowingTaskGroup(of: Readiness.self) { group in
+            group.addTask { try await self.gate.wait() }
+            group.addTask {
+                try await clock.sleep(for: timeout)
+                throw ReadinessError.timedOut(after: timeout)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Shuts the store down: every waiter, and every later wait, fails with
+    /// ``ReadinessError/Code/shutDown``; later configurations are ignored.
+    ///
+    /// Synchronous, so it can run from a `deinit`. The current configuration stays readable.
+    public nonisolated func shutdown() {
+        gate.shutDown()
+    }
+
+    /// Shuts the store down; renamed ``shutdown()``, the one name the package uses for it.
+    @available(*, deprecated, renamed: "shutdown()")
+    public nonisolated func shutDown() {
+        shutdown()
+    }
+}
