@@ -18,7 +18,7 @@ enum FlagEvent: String, EventCatalogue, LifecycleCatalogue {
     /// `initialized` is sticky: a listener added after readiness still hears of it once.
     var replayRule: ReplayRule { self == .initialized ? .sticky : .none }
 
-    static func readyPayload(_ readiness: Readiness) -> FlagPayload {
+    static func readyPayload(_ readiness: Readiness, config: FlagSet?) -> FlagPayload {
         .initialized(source: readiness.source)
     }
 
@@ -31,7 +31,7 @@ enum FlagEvent: String, EventCatalogue, LifecycleCatalogue {
 
 /// The payload of a ``FlagEvent``.
 enum FlagPayload: CataloguePayload {
-    case initialized(source: Readiness.Source)
+    case initialized(source: ConfigSource)
     case flagsChanged([String])
     case error(String)
 

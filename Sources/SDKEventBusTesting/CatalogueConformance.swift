@@ -17,7 +17,7 @@ public import SDKEventBusCore
 /// }
 /// ```
 ///
-/// Pass one value of each payload struct (each ``EventPayload`` conformer) as `typedSamples`: a
+/// Pass one value of each payload struct (each ``TypedPayload`` conformer) as `typedSamples`: a
 /// struct whose `event` names one event while its `payloadValue` wraps another's case (a
 /// copy-paste slip) compiles, and is fired as the other event; the check names it.
 ///
@@ -44,7 +44,7 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     /// At least one payload of every event.
     public var samples: [Catalogue.Payload]
     /// One value of each payload struct of the catalogue.
-    public var typedSamples: [any EventPayload<Catalogue>]
+    public var typedSamples: [any TypedPayload<Catalogue>]
 
     /// Creates a check.
     ///
@@ -52,13 +52,13 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     ///   - rawValues: The committed raw values, in declaration order.
     ///   - replayRules: The declared replay rule of each event that replays.
     ///   - samples: At least one payload of every event.
-    ///   - typedSamples: One value of each payload struct (``EventPayload`` conformer) of the
+    ///   - typedSamples: One value of each payload struct (``TypedPayload`` conformer) of the
     ///     catalogue, so that a struct whose `event` and `payloadValue` disagree is caught.
     public init(
         rawValues: [String],
         replayRules: [Catalogue: ReplayRule] = [:],
         samples: [Catalogue.Payload],
-        typedSamples: [any EventPayload<Catalogue>] = []
+        typedSamples: [any TypedPayload<Catalogue>] = []
     ) {
         self.rawValues = rawValues
         self.replayRules = replayRules
@@ -113,7 +113,7 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
 
     /// Each payload struct wraps a value of its own event, and takes that value back.
     private var typedPayloadProblems: [String] {
-        func check<Payload: EventPayload<Catalogue>>(_ sample: Payload) -> String? {
+        func check<Payload: TypedPayload<Catalogue>>(_ sample: Payload) -> String? {
             let value = sample.payloadValue
             if let slip = Payload.eventSlip(in: value) { return slip }
             guard Payload(value) != nil else {

@@ -24,36 +24,44 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// Records `events` (all by default) delivered on the main actor.
     ///
     /// - Parameters:
-    ///   - bus: The bus to record.
+    ///   - source: The bus (or client) to record.
     ///   - events: The events to record.
-    public init(_ bus: CatalogueBus<Catalogue>, events: Set<Catalogue> = Set(Catalogue.allCases)) {
-        subscribe(events) { event in bus.on(event) { [weak self] in self?.record($0) } }
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    public init(
+        _ source: some CatalogueSubscribing<Catalogue>,
+        events: Set<Catalogue> = Set(Catalogue.allCases),
+        delivery: Delivery<MainActor> = .mainActor
+    ) {
+        subscribe(events) { event in source.on(event, delivery: delivery) { [weak self] in self?.record($0) } }
     }
 
     /// Records `events` (all by default) delivered immediately, on the firing thread.
     ///
     /// - Parameters:
-    ///   - bus: The bus to record.
+    ///   - source: The bus (or client) to record.
     ///   - events: The events to record.
-    ///   - delivery: ``ImmediateDelivery/immediate``.
+    ///   - delivery: ``Delivery/immediate``.
     public init(
-        _ bus: CatalogueBus<Catalogue>,
+        _ source: some CatalogueSubscribing<Catalogue>,
         events: Set<Catalogue> = Set(Catalogue.allCases),
-        delivery: ImmediateDelivery
+        delivery: Delivery<Never>
     ) {
-        subscribe(events) { event in bus.on(event, delivery: delivery) { [weak self] in self?.record($0) } }
+        subscribe(events) { event in source.on(event, delivery: delivery) { [weak self] in self?.record($0) } }
     }
 
-    /// Records `events` (all by default) delivered isolated to `actor`.
+    /// Records `events` (all by default) delivered isolated to an actor.
     ///
     /// - Parameters:
-    ///   - bus: The bus to record.
+    ///   - source: The bus (or client) to record.
     ///   - events: The events to record.
-    ///   - actor: The actor the recording callbacks are isolated to.
+    ///   - delivery: ``Delivery/isolated(to:)``: the actor the recording callbacks are isolated to.
     public init<A: Actor>(
-        _ bus: CatalogueBus<Catalogue>, events: Set<Catalogue> = Set(Catalogue.allCases), isolation actor: A
+        _ source: some CatalogueSubscribing<Catalogue>,
+        events: Set<Catalogue> = Set(Catalogue.allCases),
+        delivery: Delivery<A>
     ) {
-        subscribe(events) { event in bus.on(event, isolation: actor) { [weak self] _, payload in self?.record(payload) }
+        subscribe(events) { event in
+            source.on(event, delivery: delivery) { [weak self] _, payload in self?.record(payload) }
         }
     }
 

@@ -16,7 +16,9 @@ public enum SystemEvent: String, EventCatalogue, LifecycleCatalogue {
 
     public var replayRule: ReplayRule { self == .ready ? .sticky : .none }
 
-    public static func readyPayload(_ readiness: Readiness) -> EventPayloadValue { .ready(ReadyPayload()) }
+    public static func readyPayload(_ readiness: Readiness, config: ProjectConfig?) -> EventPayloadValue {
+        .ready(ReadyPayload())
+    }
 
     public static func configUpdatedPayload(_ update: ConfigUpdate<ProjectConfig>) -> EventPayloadValue? {
         .configUpdated(ConfigUpdatedPayload(revision: update.current.revision))

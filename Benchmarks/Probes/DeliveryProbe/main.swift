@@ -123,19 +123,19 @@ case "immediate":
     for _ in 0..<listeners { _ = bus.on(.bucketing, delivery: .immediate) { _ in receive() } }
     fire = { emitter.fire(payload) }
 case "actor":
-    for _ in 0..<listeners { bus.on(.bucketing, isolation: actorSink) { sink, _ in sink.receive() } }
+    for _ in 0..<listeners { bus.on(.bucketing, delivery: .isolated(to: actorSink)) { sink, _ in sink.receive() } }
     fire = { emitter.fire(payload) }
 case "app-immediate":
     let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
-    for _ in 0..<listeners { appBus.subscribe(to: Bucketed.self, delivery: .immediate) { _ in receive() } }
+    for _ in 0..<listeners { appBus.on(Bucketed.self, delivery: .immediate) { _ in receive() } }
     fire = { appBus.publish(Bucketed(payload: payload), source: "probe") }
 case "app-main":
-    for _ in 0..<listeners { appBus.subscribe(to: Bucketed.self) { _ in sink.receive() } }
+    for _ in 0..<listeners { appBus.on(Bucketed.self) { _ in sink.receive() } }
     fire = { appBus.publish(Bucketed(payload: payload), source: "probe") }
 case "app-locked", "app-task":
     let locked = TypeKeyedBus(onMainActor: mode == "app-task")
     let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
-    for _ in 0..<listeners { locked.subscribe(to: Bucketed.self) { _ in receive() } }
+    for _ in 0..<listeners { locked.on(Bucketed.self) { _ in receive() } }
     fire = { locked.publish(Bucketed(payload: payload)) }
 default:
     print("unknown mode \(mode)")

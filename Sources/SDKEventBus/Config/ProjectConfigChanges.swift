@@ -107,7 +107,7 @@ extension SystemEvent: LifecycleCatalogue {
     ///
     /// - Parameter readiness: How the SDK became ready.
     /// - Returns: `.ready(ReadyPayload(readiness))`.
-    public static func readyPayload(_ readiness: Readiness) -> EventPayloadValue {
+    public static func readyPayload(_ readiness: Readiness, config: ProjectConfig?) -> EventPayloadValue {
         .ready(ReadyPayload(readiness))
     }
 

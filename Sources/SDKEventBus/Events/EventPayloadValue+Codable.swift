@@ -27,14 +27,14 @@ extension EventPayloadValue: WireCodablePayload {
     ///   - decoder: The decoder of the `data` member.
     /// - Throws: A `DecodingError` when `data` is not a payload of `event`.
     public init(event: SystemEvent, dataFrom decoder: any Decoder) throws {
-        func decode<Payload: EventPayload<SystemEvent> & Decodable>(_: Payload.Type) throws -> EventPayloadValue {
+        func decode<Payload: TypedPayload<SystemEvent> & Decodable>(_: Payload.Type) throws -> EventPayloadValue {
             try Payload(from: decoder).checkedPayloadValue
         }
         self = try decode(event.payloadType)
     }
 
     /// The payload struct, as an existential.
-    public var payload: any EventPayload<SystemEvent> & Codable {
+    public var payload: any TypedPayload<SystemEvent> & Codable {
         switch self {
         case .ready(let payload): payload
         case .configUpdated(let payload): payload
@@ -52,7 +52,7 @@ extension EventPayloadValue: WireCodablePayload {
 
 extension SystemEvent {
     /// The payload struct of this event.
-    public var payloadType: any (EventPayload<SystemEvent> & Codable).Type {
+    public var payloadType: any (TypedPayload<SystemEvent> & Codable).Type {
         switch self {
         case .ready: ReadyPayload.self
         case .configUpdated: ConfigUpdatedPayload.self

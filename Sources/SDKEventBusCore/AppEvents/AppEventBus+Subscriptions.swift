@@ -1,29 +1,131 @@
 extension AppEventBus {
-    // MARK: The main actor
+    // MARK: Every event
 
-    /// Subscribes `handler` to events of `type`, on the main actor.
+    /// Subscribes `callback` to events of `type`, on the main actor.
     ///
     /// ```swift
-    /// let token = appBus.subscribe(to: PlaylistShuffled.self) { shuffled in render(shuffled.order) }
+    /// let subscription = appBus.on(PlaylistShuffled.self) { shuffled in render(shuffled.order) }
     /// ```
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - handler: Called on the main actor with each event of `type`.
-    /// - Returns: The token that ends the subscription.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with each event of `type`.
+    /// - Returns: The subscription; end it with ``off(_:)`` or ``EventSubscription/cancel()``.
     @discardableResult
-    public func subscribe<Event: AppEvent>(
-        to type: Event.Type,
-        handler: @escaping @MainActor @Sendable (Event) -> Void
+    public func on<Event: AppEvent>(
+        _ type: Event.Type,
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Event) -> Void
     ) -> EventSubscription {
-        subscribe(type, lane: .mainActor) { _ in .lending(.erasing(mainActor: handler)) }
+        subscribe(type, lane: delivery.lane) { _ in .erasing(mainActor: callback) }
     }
 
-    /// Subscribes `handler` to events of `type` for as long as `owner` lives, on the main actor,
+    /// Subscribes `callback` to events of `type`, on the publishing thread before `publish` returns.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the publishing thread with each event of `type`.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Event: AppEvent>(
+        _ type: Event.Type,
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Event) -> Void
+    ) -> EventSubscription {
+        subscribe(type, lane: delivery.lane) { _ in .erasing(callback) }
+    }
+
+    /// Subscribes `callback` to events of `type`, isolated to an actor, for as long as it lives.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor and each event.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Event: AppEvent, A: Actor>(
+        _ type: Event.Type,
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Event) -> Void
+    ) -> EventSubscription {
+        subscribe(type, isolatedTo: delivery) { actor, event, _ in callback(actor, event) }
+    }
+
+    // MARK: The next event
+
+    /// Subscribes `callback` to the next event of `type` only, on the main actor.
+    ///
+    /// The callback runs at most once, even when events of `type` are published from several
+    /// threads at once.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with the first event.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once<Event: AppEvent>(
+        _ type: Event.Type,
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Event) -> Void
+    ) -> EventSubscription {
+        subscribe(type, lane: delivery.lane) { end in
+            .erasing(mainActor: { @MainActor (event: Event) in
+                callback(event)
+                end()
+            })
+        }
+    }
+
+    /// Subscribes `callback` to the next event of `type` only, on the publishing thread.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the publishing thread with the first event.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once<Event: AppEvent>(
+        _ type: Event.Type,
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Event) -> Void
+    ) -> EventSubscription {
+        subscribe(type, lane: delivery.lane) { end in
+            .erasing { (event: Event) in
+                callback(event)
+                end()
+            }
+        }
+    }
+
+    /// Subscribes `callback` to the next event of `type` only, isolated to an actor.
+    ///
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor and the first event.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once<Event: AppEvent, A: Actor>(
+        _ type: Event.Type,
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Event) -> Void
+    ) -> EventSubscription {
+        subscribe(type, isolatedTo: delivery) { actor, event, end in
+            callback(actor, event)
+            end()
+        }
+    }
+
+    // MARK: For as long as an owner lives
+
+    /// Subscribes `callback` to events of `type` for as long as `owner` lives, on the main actor,
     /// handing it the owner: no `[weak self]`.
     ///
     /// ```swift
-    /// appBus.subscribe(to: UserDidLogin.self, owner: self) { model, login in
+    /// appBus.on(UserDidLogin.self, owner: self) { model, login in
     ///     model.reload(for: login.userID)
     /// }
     /// ```
@@ -34,171 +136,100 @@ extension AppEventBus {
     /// - Parameters:
     ///   - type: The event type.
     ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - handler: Called on the main actor with the owner and each event; do not capture `owner`
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with the owner and each event; do not capture `owner`
     ///     strongly in it.
-    /// - Returns: The token that ends the subscription earlier.
+    /// - Returns: The subscription.
     @discardableResult
-    public func subscribe<Event: AppEvent, Owner: AnyObject & Sendable>(
-        to type: Event.Type,
-        owner: Owner,
-        handler: @escaping @MainActor @Sendable (Owner, Event) -> Void
-    ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(type, lane: .mainActor, lifetime: SubscriptionLifetime(owner: owner)) { token in
-            .lending(
-                .erasing(mainActor: { @MainActor [weak owner] (event: Event) in
-                    guard let owner else { return storage.cancel(token) }
-                    handler(owner, event)
-                })
-            )
-        }
-    }
-
-    /// Subscribes `handler` to the next event of `type` only, on the main actor.
-    ///
-    /// The handler runs at most once, even when events of `type` are published from several
-    /// threads at once.
-    ///
-    /// - Parameters:
-    ///   - type: The event type.
-    ///   - handler: Called on the main actor with the first event.
-    /// - Returns: The token that ends the subscription before it fires.
-    @discardableResult
-    public func once<Event: AppEvent>(
+    public func on<Event: AppEvent, Owner: AnyObject & Sendable>(
         _ type: Event.Type,
-        handler: @escaping @MainActor @Sendable (Event) -> Void
+        owner: Owner,
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Owner, Event) -> Void
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(type, lane: .mainActor) { token in
-            .lending(
-                .erasing(mainActor: { @MainActor (event: Event) in
-                    handler(event)
-                    storage.cancel(token)
-                })
-            )
+        subscribe(type, lane: delivery.lane, owner: owner) { end in
+            .erasing(mainActor: { @MainActor [weak owner] (event: Event) in
+                guard let owner else { return end() }
+                callback(owner, event)
+            })
         }
     }
 
-    // MARK: Immediate
-
-    /// Subscribes `handler` to events of `type`, called on the publishing thread before `publish`
-    /// returns; see ``ImmediateDelivery`` for how immediate handlers are serialized.
-    ///
-    /// - Parameters:
-    ///   - type: The event type.
-    ///   - delivery: ``ImmediateDelivery/immediate``.
-    ///   - handler: Called on the publishing thread with each event of `type`.
-    /// - Returns: The token that ends the subscription.
-    @discardableResult
-    public func subscribe<Event: AppEvent>(
-        to type: Event.Type,
-        delivery: ImmediateDelivery,
-        handler: @escaping @Sendable (Event) -> Void
-    ) -> EventSubscription {
-        subscribe(type, lane: .immediate) { _ in .lending(.erasing(handler)) }
-    }
-
-    /// Subscribes `handler` to events of `type` for as long as `owner` lives, called on the
-    /// publishing thread, handing it the owner.
+    /// Subscribes `callback` to events of `type` for as long as `owner` lives, on the publishing
+    /// thread, handing it the owner.
     ///
     /// - Parameters:
     ///   - type: The event type.
     ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``ImmediateDelivery/immediate``.
-    ///   - handler: Called on the publishing thread with the owner and each event.
-    /// - Returns: The token that ends the subscription earlier.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the publishing thread with the owner and each event.
+    /// - Returns: The subscription.
     @discardableResult
-    public func subscribe<Event: AppEvent, Owner: AnyObject & Sendable>(
-        to type: Event.Type,
+    public func on<Event: AppEvent, Owner: AnyObject & Sendable>(
+        _ type: Event.Type,
         owner: Owner,
-        delivery: ImmediateDelivery,
-        handler: @escaping @Sendable (Owner, Event) -> Void
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Owner, Event) -> Void
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(type, lane: .immediate, lifetime: SubscriptionLifetime(owner: owner)) { token in
-            .lending(
-                .erasing { [weak owner] (event: Event) in
-                    guard let owner else { return storage.cancel(token) }
-                    handler(owner, event)
-                }
-            )
+        subscribe(type, lane: delivery.lane, owner: owner) { end in
+            .erasing { [weak owner] (event: Event) in
+                guard let owner else { return end() }
+                callback(owner, event)
+            }
         }
     }
 
-    /// Subscribes `handler` to the next event of `type` only, called on the publishing thread.
+    /// Subscribes `callback` to events of `type` for as long as both `owner` and the actor live,
+    /// isolated to the actor.
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``ImmediateDelivery/immediate``.
-    ///   - handler: Called on the publishing thread with the first event.
-    /// - Returns: The token that ends the subscription before it fires.
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor, the owner and each event.
+    /// - Returns: The subscription.
     @discardableResult
-    public func once<Event: AppEvent>(
+    public func on<Event: AppEvent, Owner: AnyObject & Sendable, A: Actor>(
         _ type: Event.Type,
-        delivery: ImmediateDelivery,
-        handler: @escaping @Sendable (Event) -> Void
+        owner: Owner,
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Owner, Event) -> Void
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(type, lane: .immediate) { token in
-            .lending(
-                .erasing { (event: Event) in
-                    handler(event)
-                    storage.cancel(token)
-                }
-            )
+        subscribe(type, isolatedTo: delivery, owner: owner) { [weak owner] actor, event, end in
+            guard let owner else { return end() }
+            callback(actor, owner, event)
         }
     }
 
-    // MARK: An actor
-
-    /// Subscribes `handler` to events of `type`, isolated to `actor`, for as long as `actor` lives.
-    ///
-    /// - Parameters:
-    ///   - type: The event type.
-    ///   - actor: The actor the handler is isolated to; held weakly.
-    ///   - handler: Called isolated to `actor` with the actor and each event.
-    /// - Returns: The token that ends the subscription earlier.
-    @discardableResult
-    public func subscribe<Event: AppEvent, A: Actor>(
-        to type: Event.Type,
-        isolation actor: A,
-        handler: @escaping @Sendable (isolated A, Event) -> Void
-    ) -> EventSubscription {
-        subscribe(type, isolation: actor, once: false, handler: handler)
-    }
-
-    /// Subscribes `handler` to the next event of `type` only, isolated to `actor`.
-    ///
-    /// - Parameters:
-    ///   - type: The event type.
-    ///   - actor: The actor the handler is isolated to; held weakly.
-    ///   - handler: Called isolated to `actor` with the actor and the first event.
-    /// - Returns: The token that ends the subscription before it fires.
-    @discardableResult
-    public func once<Event: AppEvent, A: Actor>(
+    /// Subscribes to `type` in `lane`, lending each event to the callback `make` makes, given a
+    /// function that ends the subscription.
+    private func subscribe<Event: AppEvent>(
         _ type: Event.Type,
-        isolation actor: A,
-        handler: @escaping @Sendable (isolated A, Event) -> Void
+        lane: LaneSelector,
+        owner: (any AnyObject & Sendable)? = nil,
+        make: (_ end: @escaping @Sendable () -> Void) -> ErasedCallback
     ) -> EventSubscription {
-        subscribe(type, isolation: actor, once: true, handler: handler)
+        let storage = self.storage
+        return subscribe(type, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }) { subscription in
+            .lending(make { storage.cancel(subscription) })
+        }
     }
 
+    /// Subscribes a callback isolated to the actor of `delivery`, bound to the actor's lifetime (or
+    /// to `owner`'s, and the actor's).
     private func subscribe<Event: AppEvent, A: Actor>(
         _ type: Event.Type,
-        isolation actor: A,
-        once: Bool,
-        handler: @escaping @Sendable (isolated A, Event) -> Void
+        isolatedTo delivery: Delivery<A>,
+        owner: (any AnyObject & Sendable)? = nil,
+        callback: @escaping @Sendable (isolated A, Event, _ end: @escaping @Sendable () -> Void) -> Void
     ) -> EventSubscription {
-        let call = nonisolatedCallback(handler)
-        let storage = self.storage
-        return subscribe(type, lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { token in
+        guard case .actor(let isolation) = delivery.lane, let actor = isolation as? A else {
+            preconditionFailure("a Delivery<\(A.self)> names its actor")
+        }
+        let call = nonisolatedCallback(callback)
+        return subscribe(type, lane: delivery.lane, owner: owner ?? actor) { end in
             // Called only in a job of the lane's drain, which holds the actor.
-            .lending(
-                .erasing { [unowned(unsafe) actor] (event: Event) in
-                    call(actor, event)
-                    if once { storage.cancel(token) }
-                }
-            )
+            .erasing { [unowned(unsafe) actor] (event: Event) in call(actor, event, end) }
         }
     }
 

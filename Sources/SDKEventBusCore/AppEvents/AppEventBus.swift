@@ -14,7 +14,7 @@ import Foundation
 /// struct UserDidLogin: AppEvent { let userID: String }
 ///
 /// let appBus = AppEventBus()
-/// appBus.subscribe(to: UserDidLogin.self, owner: profileModel) { model, login in
+/// appBus.on(UserDidLogin.self, owner: profileModel) { model, login in
 ///     model.reload(for: login.userID)           // on the main actor; no [weak self]
 /// }
 /// appBus.publish(UserDidLogin(userID: "42"))
@@ -23,8 +23,9 @@ import Foundation
 /// Unlike an SDK's ``CatalogueBus``, anyone holding an app bus may publish on it: there is no
 /// emitter. Keep the two apart — an SDK's events stay spoof-proof on its own catalogue bus.
 ///
-/// Every subscription says where its handler runs: on the main actor (the default), isolated to an
-/// actor (`isolation:`), or immediately on the publishing thread (`delivery: .immediate`).
+/// Every subscription says where its callback runs with `delivery`: on the main actor (the
+/// default), on the publishing thread (``Delivery/immediate``), or isolated to an actor
+/// (``Delivery/isolated(to:)``).
 public final class AppEventBus: Sendable {
     let storage: BusStorage
     /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
@@ -62,7 +63,7 @@ public final class AppEventBus: Sendable {
     /// Synchronous and callable from any context, and it never waits for handlers: main-actor and
     /// actor handlers run later, in publish order; immediate handlers run on this thread before it
     /// returns, unless another thread is delivering on the bus's immediate lane at that moment, which
-    /// then runs them next (see ``ImmediateDelivery``). Publishes from one thread keep their order;
+    /// then runs them next (see ``Delivery``). Publishes from one thread keep their order;
     /// publishes from different threads are ordered by when they reach the bus.
     ///
     /// - Parameters:
@@ -111,29 +112,23 @@ public final class AppEventBus: Sendable {
 
     // MARK: Ending subscriptions
 
-    /// Ends the subscription `token` names, and returns once its handler can no longer run.
+    /// Ends a subscription, and returns once its callback can no longer run.
     ///
-    /// Waits only while a delivery pass may still call that handler; never for a busy executor. If
+    /// Waits only while a delivery pass may still call that callback; never for a busy executor. If
     /// the calling task is cancelled, before or while it waits, it returns at once with the
-    /// subscription ended, as after ``cancel(_:)``: no later event reaches the handler, but a call
-    /// that a delivery pass is making, or has already reached, may still run or be finishing.
+    /// subscription ended, as after ``EventSubscription/cancel()``: no later event reaches the
+    /// callback, but a call that a delivery pass is making, or has already reached, may still run or
+    /// be finishing.
     ///
-    /// - Parameter token: The token a `subscribe` returned.
-    public func off(_ token: EventSubscription) async {
-        await storage.off(token)
-    }
-
-    /// Ends the subscription `token` names, synchronously, from any context (a `deinit`, say).
-    ///
-    /// - Parameter token: The token a `subscribe` returned.
-    public func cancel(_ token: EventSubscription) {
-        storage.cancel(token)
+    /// - Parameter subscription: What `on` or `once` returned.
+    public func off(_ subscription: EventSubscription) async {
+        await storage.off(subscription)
     }
 
     /// Ends every subscription bound to `owner`, of every event type.
     ///
-    /// - Parameter owner: The owner passed to `subscribe(to:owner:…)`, or the actor passed as
-    ///   `isolation`.
+    /// - Parameter owner: The owner passed to `on(_:owner:…)`, or the actor passed to
+    ///   ``Delivery/isolated(to:)``.
     public func cancelAll(ownedBy owner: AnyObject) {
         storage.cancelAll(ownedBy: owner)
     }
@@ -142,7 +137,7 @@ public final class AppEventBus: Sendable {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - owner: The owner passed to `subscribe(to:owner:…)`.
+    ///   - owner: The owner passed to `on(_:owner:…)`.
     public func cancelAll<Event: AppEvent>(_ type: Event.Type, ownedBy owner: AnyObject) {
         storage.cancelAll(ownedBy: owner, key: ObjectIdentifier(type))
     }
@@ -165,7 +160,7 @@ public final class AppEventBus: Sendable {
     ///
     /// - Parameter type: The event type.
     /// - Returns: How many subscriptions to `type` have not ended.
-    public func subscriberCount<Event: AppEvent>(for type: Event.Type) -> Int {
+    public func listenerCount<Event: AppEvent>(for type: Event.Type) -> Int {
         storage.listenerCount(forKey: ObjectIdentifier(type))
     }
 
@@ -173,7 +168,7 @@ public final class AppEventBus: Sendable {
     func subscribe<Event: AppEvent>(
         _ type: Event.Type,
         lane: LaneSelector,
-        lifetime: SubscriptionLifetime? = nil,
+        lifetime: SubscriptionLifetime?,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
         storage.subscribe(key: ObjectIdentifier(type), lane: lane, lifetime: lifetime, makeCallback: makeCallback)

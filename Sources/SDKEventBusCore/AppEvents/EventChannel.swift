@@ -1,22 +1,23 @@
 /// One app event with its own subscribers: the per-event channel (`Event<T>`) teams write inside
 /// apps, on the same engine as every bus in the package.
 ///
-/// Subscribers are bound to an owner held weakly and receive it, so handlers need no
-/// `[weak self]`. ``fire(with:)`` returns at once; ``fireAndWait(with:)`` returns once every
-/// handler has run. Each subscriber receives values strictly in the order they were fired, and a
-/// consumer of ``values(bufferingPolicy:)`` gets its own ordered stream.
+/// It has the verbs of every bus: `on`, `once` and `on(owner:…)` with a `delivery` (see
+/// ``Delivery``), ``off(_:)``, ``flush()``, ``listenerCount`` and ``events(bufferingPolicy:)``.
+/// ``publish(_:)`` returns at once; ``publishAndWait(_:)`` returns once every callback has run.
+/// Each subscriber receives values strictly in the order they were published.
 ///
 /// ```swift
 /// let didRefresh = EventChannel<Void>()
-/// didRefresh.subscribe(owner: badge) { badge, _ in badge.clear() }    // on the main actor
-/// await didRefresh.fireAndWait()                                      // the badge is clear
+/// didRefresh.on(owner: badge) { badge, _ in badge.clear() }    // on the main actor
+/// await didRefresh.publishAndWait()                            // the badge is clear
 ///
 /// let progress = EventChannel<Double>()
-/// for await fraction in progress.values() { … }
+/// for await fraction in progress.events() { … }
 /// ```
 ///
-/// Like an ``AppEventBus``, and unlike an SDK's ``CatalogueBus``, anyone holding a channel may fire
-/// it: keep a channel `private` to the type that fires it and expose only what subscribers need.
+/// Like an ``AppEventBus``, and unlike an SDK's ``CatalogueBus``, anyone holding a channel may
+/// publish on it: keep a channel `private` to the type that publishes and expose only what
+/// subscribers need.
 public final class EventChannel<Value: Sendable>: Sendable {
     let storage: BusStorage
 
@@ -33,121 +34,200 @@ public final class EventChannel<Value: Sendable>: Sendable {
 
     /// Ends every subscription when the channel is released.
     ///
-    /// No one can fire it any more, and subscriptions whose handlers refer back to it (owner-bound)
+    /// No one can publish on it any more, and subscriptions whose callbacks refer back to it (owner-bound)
     /// would otherwise keep it alive. Streams finish; deliveries not yet made are dropped (await
     /// ``flush()`` first).
     deinit {
         storage.shutDown()
     }
 
-    // MARK: Firing
+    // MARK: Publishing
 
-    /// Delivers `value` to every subscriber subscribed now, without waiting for any handler.
+    /// Delivers `value` to every subscriber subscribed now, without waiting for any callback.
     ///
-    /// Synchronous and callable from any context: main-actor and actor handlers run later, in fire
-    /// order; immediate handlers run on this thread before it returns, unless another thread is
-    /// delivering on the channel's immediate lane at that moment, which then runs them next (see
-    /// ``ImmediateDelivery``).
+    /// Synchronous and callable from any context: main-actor and actor callbacks run later, in
+    /// publish order; immediate callbacks run on this thread before it returns, unless another
+    /// thread is delivering on the channel's immediate lane at that moment, which then runs them
+    /// next (see ``Delivery``).
     ///
     /// - Parameter value: The value.
-    public func fire(with value: Value) {
+    public func publish(_ value: Value) {
         withUnsafePointer(to: value) { storage.fire(event: Self.event, payload: $0) }
     }
 
-    /// Delivers `value`, and returns once every handler of it (and of every value fired before)
-    /// has run, in every delivery context; or at once if the calling task is cancelled (the value
-    /// is delivered all the same).
+    /// Delivers `value`, and returns once every callback of it (and of every value published
+    /// before) has run, in every delivery context; or at once if the calling task is cancelled (the
+    /// value is delivered all the same).
     ///
     /// - Parameter value: The value.
-    public func fireAndWait(with value: Value) async {
-        fire(with: value)
+    public func publishAndWait(_ value: Value) async {
+        publish(value)
         await storage.flush()
     }
 
-    // MARK: Subscribing
+    // MARK: Every value
 
-    /// Subscribes `handler` for as long as `owner` lives, on the main actor, handing it the owner.
+    /// Subscribes `callback`, on the main actor.
     ///
     /// - Parameters:
-    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - handler: Called on the main actor with the owner and each value; do not capture `owner`
-    ///     strongly in it.
-    /// - Returns: The token that ends the subscription earlier.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with each value.
+    /// - Returns: The subscription; end it with ``off(_:)`` or ``EventSubscription/cancel()``.
     @discardableResult
-    public func subscribe<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        handler: @escaping @MainActor @Sendable (Owner, Value) -> Void
+    public func on(
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Value) -> Void
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(lane: .mainActor, lifetime: SubscriptionLifetime(owner: owner)) { token in
-            .erasing(mainActor: { @MainActor [weak owner] (value: Value) in
-                guard let owner else { return storage.cancel(token) }
-                handler(owner, value)
+        subscribe(lane: delivery.lane) { _ in .erasing(mainActor: callback) }
+    }
+
+    /// Subscribes `callback`, on the publishing thread before `publish` returns.
+    ///
+    /// - Parameters:
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the publishing thread with each value.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on(
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Value) -> Void
+    ) -> EventSubscription {
+        subscribe(lane: delivery.lane) { _ in .erasing(callback) }
+    }
+
+    /// Subscribes `callback`, isolated to an actor, for as long as it lives.
+    ///
+    /// - Parameters:
+    ///   - delivery: ``Delivery/isolated(to:)``; the channel holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor and each value.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<A: Actor>(
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Value) -> Void
+    ) -> EventSubscription {
+        subscribe(isolatedTo: delivery) { actor, value, _ in callback(actor, value) }
+    }
+
+    // MARK: The next value
+
+    /// Subscribes `callback` to the next value only, on the main actor.
+    ///
+    /// - Parameters:
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with the first value.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once(
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Value) -> Void
+    ) -> EventSubscription {
+        subscribe(lane: delivery.lane) { end in
+            .erasing(mainActor: { @MainActor (value: Value) in
+                callback(value)
+                end()
             })
         }
     }
 
-    /// Subscribes `handler`, on the main actor.
-    ///
-    /// - Parameter handler: Called on the main actor with each value.
-    /// - Returns: The token that ends the subscription.
-    @discardableResult
-    public func subscribe(handler: @escaping @MainActor @Sendable (Value) -> Void) -> EventSubscription {
-        subscribe(lane: .mainActor) { _ in .erasing(mainActor: handler) }
-    }
-
-    /// Subscribes `handler` for as long as `owner` lives, called on the firing thread before
-    /// ``fire(with:)`` returns; see ``ImmediateDelivery`` for how immediate handlers are serialized.
+    /// Subscribes `callback` to the next value only, on the publishing thread.
     ///
     /// - Parameters:
-    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``ImmediateDelivery/immediate``.
-    ///   - handler: Called on the firing thread with the owner and each value.
-    /// - Returns: The token that ends the subscription earlier.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the publishing thread with the first value.
+    /// - Returns: The subscription.
     @discardableResult
-    public func subscribe<Owner: AnyObject & Sendable>(
-        owner: Owner,
-        delivery: ImmediateDelivery,
-        handler: @escaping @Sendable (Owner, Value) -> Void
+    public func once(
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Value) -> Void
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(lane: .immediate, lifetime: SubscriptionLifetime(owner: owner)) { token in
-            .erasing { [weak owner] (value: Value) in
-                guard let owner else { return storage.cancel(token) }
-                handler(owner, value)
+        subscribe(lane: delivery.lane) { end in
+            .erasing { (value: Value) in
+                callback(value)
+                end()
             }
         }
     }
 
-    /// Subscribes `handler`, called on the firing thread before ``fire(with:)`` returns.
+    /// Subscribes `callback` to the next value only, isolated to an actor.
     ///
     /// - Parameters:
-    ///   - delivery: ``ImmediateDelivery/immediate``.
-    ///   - handler: Called on the firing thread with each value.
-    /// - Returns: The token that ends the subscription.
+    ///   - delivery: ``Delivery/isolated(to:)``; the channel holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor and the first value.
+    /// - Returns: The subscription.
     @discardableResult
-    public func subscribe(
-        delivery: ImmediateDelivery,
-        handler: @escaping @Sendable (Value) -> Void
+    public func once<A: Actor>(
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Value) -> Void
     ) -> EventSubscription {
-        subscribe(lane: .immediate) { _ in .erasing(handler) }
+        subscribe(isolatedTo: delivery) { actor, value, end in
+            callback(actor, value)
+            end()
+        }
     }
 
-    /// Subscribes `handler` isolated to `actor`, for as long as `actor` lives.
+    // MARK: For as long as an owner lives
+
+    /// Subscribes `callback` for as long as `owner` lives, on the main actor, handing it the owner.
     ///
     /// - Parameters:
-    ///   - actor: The actor the handler is isolated to; held weakly.
-    ///   - handler: Called isolated to `actor` with the actor and each value.
-    /// - Returns: The token that ends the subscription earlier.
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with the owner and each value; do not capture `owner`
+    ///     strongly in it.
+    /// - Returns: The subscription.
     @discardableResult
-    public func subscribe<A: Actor>(
-        isolation actor: A,
-        handler: @escaping @Sendable (isolated A, Value) -> Void
+    public func on<Owner: AnyObject & Sendable>(
+        owner: Owner,
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Owner, Value) -> Void
     ) -> EventSubscription {
-        let call = nonisolatedCallback(handler)
-        return subscribe(lane: .actor(actor), lifetime: SubscriptionLifetime(owner: actor)) { _ in
-            // Called only in a job of the lane's drain, which holds the actor.
-            .erasing { [unowned(unsafe) actor] (value: Value) in call(actor, value) }
+        subscribe(lane: delivery.lane, owner: owner) { end in
+            .erasing(mainActor: { @MainActor [weak owner] (value: Value) in
+                guard let owner else { return end() }
+                callback(owner, value)
+            })
+        }
+    }
+
+    /// Subscribes `callback` for as long as `owner` lives, on the publishing thread, handing it the
+    /// owner.
+    ///
+    /// - Parameters:
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the publishing thread with the owner and each value.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Owner: AnyObject & Sendable>(
+        owner: Owner,
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Owner, Value) -> Void
+    ) -> EventSubscription {
+        subscribe(lane: delivery.lane, owner: owner) { end in
+            .erasing { [weak owner] (value: Value) in
+                guard let owner else { return end() }
+                callback(owner, value)
+            }
+        }
+    }
+
+    /// Subscribes `callback` for as long as both `owner` and the actor live, isolated to the actor.
+    ///
+    /// - Parameters:
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/isolated(to:)``; the channel holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor, the owner and each value.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Owner: AnyObject & Sendable, A: Actor>(
+        owner: Owner,
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Owner, Value) -> Void
+    ) -> EventSubscription {
+        subscribe(isolatedTo: delivery, owner: owner) { [weak owner] actor, value, end in
+            guard let owner else { return end() }
+            callback(actor, owner, value)
         }
     }
 
@@ -161,7 +241,7 @@ public final class EventChannel<Value: Sendable>: Sendable {
     ///
     /// - Parameter bufferingPolicy: What to keep when the consumer falls behind.
     /// - Returns: The sequence of values.
-    public func values(bufferingPolicy: EventBufferingPolicy = .default) -> AsyncStream<Value> {
+    public func events(bufferingPolicy: EventBufferingPolicy = .default) -> AsyncStream<Value> {
         let storage = self.storage
         let (stream, continuation) = AsyncStream.makeStream(
             of: Value.self,
@@ -183,29 +263,22 @@ public final class EventChannel<Value: Sendable>: Sendable {
 
     // MARK: Ending subscriptions
 
-    /// Ends the subscription `token` names, and returns once its handler can no longer run.
+    /// Ends a subscription, and returns once its callback can no longer run.
     ///
-    /// Waits only while a delivery pass may still call that handler. If the calling task is
+    /// Waits only while a delivery pass may still call that callback. If the calling task is
     /// cancelled, before or while it waits, it returns at once with the subscription ended, as after
-    /// ``cancel(_:)``: no later value reaches the handler, but a call that a delivery pass is making,
-    /// or has already reached, may still run or be finishing.
+    /// ``EventSubscription/cancel()``: no later value reaches the callback, but a call that a
+    /// delivery pass is making, or has already reached, may still run or be finishing.
     ///
-    /// - Parameter token: The token a `subscribe` returned.
-    public func off(_ token: EventSubscription) async {
-        await storage.off(token)
-    }
-
-    /// Ends the subscription `token` names, synchronously, from any context (a `deinit`, say).
-    ///
-    /// - Parameter token: The token a `subscribe` returned.
-    public func cancel(_ token: EventSubscription) {
-        storage.cancel(token)
+    /// - Parameter subscription: What `on` or `once` returned.
+    public func off(_ subscription: EventSubscription) async {
+        await storage.off(subscription)
     }
 
     /// Ends every subscription bound to `owner`.
     ///
-    /// - Parameter owner: The owner passed to `subscribe(owner:…)`, or the actor passed as
-    ///   `isolation`.
+    /// - Parameter owner: The owner passed to `on(owner:…)`, or the actor passed to
+    ///   ``Delivery/isolated(to:)``.
     public func cancelAll(ownedBy owner: AnyObject) {
         storage.cancelAll(ownedBy: owner)
     }
@@ -215,20 +288,49 @@ public final class EventChannel<Value: Sendable>: Sendable {
         storage.cancelAll()
     }
 
-    /// Returns once every value fired before the call has reached its handlers, or at once if the
-    /// calling task is cancelled (delivery goes on).
+    /// Returns once every value published before the call has reached its callbacks, or at once if
+    /// the calling task is cancelled (delivery goes on).
     public func flush() async {
         await storage.flush()
     }
 
     /// The number of live subscriptions.
-    public var subscriberCount: Int {
+    public var listenerCount: Int {
         storage.listenerCount(for: Self.event)
+    }
+
+    /// Subscribes in `lane` the callback `make` makes, given a function that ends the subscription.
+    private func subscribe(
+        lane: LaneSelector,
+        owner: (any AnyObject & Sendable)? = nil,
+        make: (_ end: @escaping @Sendable () -> Void) -> ErasedCallback
+    ) -> EventSubscription {
+        let storage = self.storage
+        return subscribe(lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }) { subscription in
+            make { storage.cancel(subscription) }
+        }
+    }
+
+    /// Subscribes a callback isolated to the actor of `delivery`, bound to the actor's lifetime (or
+    /// to `owner`'s, and the actor's).
+    private func subscribe<A: Actor>(
+        isolatedTo delivery: Delivery<A>,
+        owner: (any AnyObject & Sendable)? = nil,
+        callback: @escaping @Sendable (isolated A, Value, _ end: @escaping @Sendable () -> Void) -> Void
+    ) -> EventSubscription {
+        guard case .actor(let isolation) = delivery.lane, let actor = isolation as? A else {
+            preconditionFailure("a Delivery<\(A.self)> names its actor")
+        }
+        let call = nonisolatedCallback(callback)
+        return subscribe(lane: delivery.lane, owner: owner ?? actor) { end in
+            // Called only in a job of the lane's drain, which holds the actor.
+            .erasing { [unowned(unsafe) actor] (value: Value) in call(actor, value, end) }
+        }
     }
 
     private func subscribe(
         lane: LaneSelector,
-        lifetime: SubscriptionLifetime? = nil,
+        lifetime: SubscriptionLifetime?,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
         storage.subscribe(event: Self.event, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
@@ -236,13 +338,13 @@ public final class EventChannel<Value: Sendable>: Sendable {
 }
 
 extension EventChannel where Value == Void {
-    /// Fires the channel's event, which carries no value.
-    public func fire() {
-        fire(with: ())
+    /// Publishes the channel's event, which carries no value.
+    public func publish() {
+        publish(())
     }
 
-    /// Fires the channel's event, and returns once every handler of it has run.
-    public func fireAndWait() async {
-        await fireAndWait(with: ())
+    /// Publishes the channel's event, and returns once every callback of it has run.
+    public func publishAndWait() async {
+        await publishAndWait(())
     }
 }

@@ -68,91 +68,6 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
         return (bus, CatalogueEmitter(storage: bus.storage, index: bus.index, bus: bus))
     }
 
-    /// Subscribes `callback` to `event`, on the main actor.
-    ///
-    /// Every call is an independent subscription, even with the same closure. The listener receives
-    /// every event fired from now until it is unsubscribed, in fire order.
-    ///
-    /// ```swift
-    /// let token = bus.on(.configUpdated, replayLatest: true) { payload in render(payload) }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - replayLatest: Whether to first receive the latest payload fired before subscribing, for
-    ///     events whose rule is ``ReplayRule/latestOnRequest``; sticky events always replay.
-    ///   - callback: Called on the main actor with each payload of `event`.
-    /// - Returns: The token that ends this subscription with ``off(_:)`` or ``cancel(_:)``.
-    public nonisolated func on(
-        _ event: Catalogue,
-        replayLatest: Bool = false,
-        callback: @escaping @MainActor @Sendable (Catalogue.Payload) -> Void
-    ) -> EventSubscription {
-        subscribe(event, lane: .mainActor, replayLatest: replayLatest) { _ in .erasing(mainActor: callback) }
-    }
-
-    /// Ends the subscription `token` names.
-    ///
-    /// After `off` returns the callback is never invoked again, even for events fired earlier and
-    /// not yet delivered, and the bus no longer retains it. Calling `off` twice, with an unknown
-    /// token, or with another bus's token does nothing.
-    ///
-    /// `off` waits only while a delivery pass may still call this listener — the pass is at it, or
-    /// before it in the same fire — and otherwise returns after a short lock. It never waits for an
-    /// executor that is busy with other work.
-    ///
-    /// If the calling task is cancelled, before or while `off` waits, it returns at once with the
-    /// subscription ended, as after ``cancel(_:)``: no later fire reaches it, but a call that a
-    /// delivery pass is making, or has already reached, may still run or be finishing; the bus
-    /// releases the callback when that pass moves on.
-    ///
-    /// - Parameter token: The token `on` returned.
-    public nonisolated(nonsending) func off(_ token: EventSubscription) async {
-        await storage.off(token)
-    }
-
-    /// Ends the subscription `token` names, synchronously, from any context.
-    ///
-    /// The same as ``off(_:)`` where you cannot `await`, for example in a `deinit`:
-    ///
-    /// ```swift
-    /// deinit { bus.cancel(token) }
-    /// ```
-    ///
-    /// On the executor that delivers to the subscription (including inside a callback) the cut is
-    /// exact. From elsewhere, a callback that a running pass is calling at this moment may finish,
-    /// and one the pass has already reached may still run once; the pass then releases it. Use
-    /// ``off(_:)`` to wait for that.
-    ///
-    /// - Parameter token: The token `on` returned.
-    public nonisolated func cancel(_ token: EventSubscription) {
-        storage.cancel(token)
-    }
-
-    /// Returns once every event fired before the call has been delivered to its listeners, in every
-    /// delivery context.
-    ///
-    /// For tests and orderly shutdown: await delivery instead of sleeping. If the calling task is
-    /// cancelled, before or while it waits, `flush` returns at once; delivery goes on.
-    ///
-    /// ```swift
-    /// emitter.fire(.ready(ReadyPayload()))
-    /// await bus.flush()   // every `.ready` listener has run
-    /// ```
-    public nonisolated(nonsending) func flush() async {
-        await storage.flush()
-    }
-
-    /// The number of live subscriptions to `event`, in every delivery context.
-    ///
-    /// Subscriptions whose owner has been deallocated are ended first, so they do not count.
-    ///
-    /// - Parameter event: The event to count listeners of.
-    /// - Returns: How many subscriptions to `event` have not ended.
-    public nonisolated func listenerCount(for event: Catalogue) -> Int {
-        storage.listenerCount(for: index.position(of: event))
-    }
-
     /// Fires `payload` from a component inside this package.
     ///
     /// SDK authors outside the package fire through the ``CatalogueEmitter`` from ``makeBus(diagnostics:)``.
@@ -160,11 +75,57 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
         withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
     }
 
-    /// Subscribes in `lane`; the one path every subscription method takes.
+    /// Subscribes in `lane`; the one path every subscription takes.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - lane: Where the callback runs.
+    ///   - owner: The object whose lifetime bounds the subscription, if any.
+    ///   - replayLatest: Whether to replay a ``ReplayRule/latestOnRequest`` event's latest payload.
+    ///   - make: Makes the callback, given a function that ends the subscription.
+    /// - Returns: The subscription.
     nonisolated func subscribe(
         _ event: Catalogue,
         lane: LaneSelector,
-        lifetime: SubscriptionLifetime? = nil,
+        owner: (any AnyObject & Sendable)? = nil,
+        replayLatest: Bool = false,
+        make: (_ end: @escaping @Sendable () -> Void) -> ErasedCallback
+    ) -> EventSubscription {
+        let storage = self.storage
+        return subscribe(
+            event, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }, replayLatest: replayLatest
+        ) { subscription in
+            make { storage.cancel(subscription) }
+        }
+    }
+
+    /// Subscribes a callback isolated to the actor of `delivery`, bound to the actor's lifetime (or
+    /// to `owner`'s, and the actor's).
+    nonisolated func subscribe<A: Actor>(
+        _ event: Catalogue,
+        isolatedTo delivery: Delivery<A>,
+        owner: (any AnyObject & Sendable)? = nil,
+        replayLatest: Bool = false,
+        callback: @escaping @Sendable (isolated A, Catalogue.Payload, _ end: @escaping @Sendable () -> Void) -> Void
+    ) -> EventSubscription {
+        guard case .actor(let isolation) = delivery.lane, let actor = isolation as? A else {
+            preconditionFailure("a Delivery<\(A.self)> names its actor")
+        }
+        // The engine calls it only in a job isolated to `actor`.
+        let call = nonisolatedCallback(callback)
+        return subscribe(event, lane: delivery.lane, owner: owner ?? actor, replayLatest: replayLatest) { end in
+            .erasing { [weak actor] (payload: Catalogue.Payload) in
+                guard let actor else { return end() }
+                call(actor, payload, end)
+            }
+        }
+    }
+
+    /// Subscribes in `lane` with a lifetime, given the subscription's own value.
+    nonisolated func subscribe(
+        _ event: Catalogue,
+        lane: LaneSelector,
+        lifetime: SubscriptionLifetime?,
         replayLatest: Bool = false,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
@@ -178,105 +139,7 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     }
 }
 
-/// The capability to fire events on one ``CatalogueBus``.
-///
-/// An SDK keeps the emitter and hands app code only the bus, so app code cannot spoof the SDK's
-/// events. Create both with ``CatalogueBus/makeBus(diagnostics:)``:
-///
-/// ```swift
-/// let (bus, emitter) = EventBus.makeBus()
-/// emitter.fire(.conversion(ConversionPayload(goalId: "g1", visitorId: "v1")))
-/// ```
-public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
-    let storage: BusStorage
-    let index: CatalogueIndex<Catalogue>
-    /// The bus this emitter fires on: the one to hand app code.
-    public let bus: CatalogueBus<Catalogue>
-
-    /// Fires `payload` to every listener of its event that is subscribed now.
-    ///
-    /// Synchronous and callable from any context — a delegate callback, a completion handler, a
-    /// `deinit` — and it never waits for callbacks: main-actor and actor listeners run later, in
-    /// fire order; immediate listeners run on this thread before `fire` returns (unless another
-    /// thread is delivering on the bus's immediate lane right now, which then delivers this fire
-    /// next). Fires from one thread keep their order; fires from different threads are ordered by
-    /// when they reach the bus. The event is the payload's own, so an event and a payload that
-    /// disagree cannot be fired. Use ``CatalogueBus/flush()`` to wait for delivery.
-    ///
-    /// - Parameter payload: The event's payload.
-    public func fire(_ payload: Catalogue.Payload) {
-        withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
-    }
-
-    /// Fires a payload struct to every listener of its event that is subscribed now.
-    ///
-    /// The same as ``fire(_:)-(Catalogue.Payload)`` with the struct's ``EventPayload/payloadValue``.
-    /// A debug build stops when that value is another event's (a struct whose `event` and
-    /// `payloadValue` disagree), with a message that names both events.
-    ///
-    /// ```swift
-    /// emitter.fire(ConversionPayload(goalId: "g1", visitorId: "v1"))
-    /// ```
-    ///
-    /// - Parameter payload: The event's payload.
-    public func fire<Payload: EventPayload>(_ payload: Payload) where Payload.Catalogue == Catalogue {
-        fire(payload.checkedPayloadValue)
-    }
-
-    /// Retracts the payload that `event` replays to late listeners: a listener that subscribes
-    /// afterwards receives nothing of `event` until its next fire.
-    ///
-    /// For a ``ReplayRule/sticky`` or ``ReplayRule/latestOnRequest`` event whose retained value
-    /// stopped being true — the user an SDK announced has logged out, say:
-    ///
-    /// ```swift
-    /// emitter.clearReplay(of: .ready)   // a listener added now waits for the next `.ready`
-    /// ```
-    ///
-    /// Listeners already subscribed are not told, and deliveries already queued (a fire not yet
-    /// delivered, or a replay owed to a listener that subscribed before this call) still happen.
-    /// Synchronous, callable from any context; the retained payload is destroyed before it returns,
-    /// outside the bus's lock. Does nothing for an event whose rule is ``ReplayRule/none``, or that
-    /// has nothing retained.
-    ///
-    /// - Parameter event: The event whose retained payload to forget.
-    public func clearReplay(of event: Catalogue) {
-        storage.clearReplay(of: index.position(of: event))
-    }
-
-    /// Shuts the bus down: every subscription ends, event sequences finish, and callbacks are
-    /// released; later fires and subscriptions do nothing.
-    ///
-    /// Events fired but not yet delivered are dropped; await ``CatalogueBus/flush()`` first to
-    /// deliver them. Synchronous, so it can run from a `deinit`. ``CatalogueClient/shutdown()``
-    /// calls it after flushing.
-    public func shutdown() {
-        storage.shutDown()
-    }
-
-    /// Shuts the bus down; renamed ``shutdown()``, the one name the package uses for it.
-    @available(*, deprecated, renamed: "shutdown()")
-    public func finish() {
-        shutdown()
-    }
-}
-
-/// Delivery on the firing thread, before `fire` returns: the context for an SDK's own components
-/// that must observe events synchronously.
-///
-/// ```swift
-/// bus.on(.configUpdated, delivery: .immediate) { payload in
-///     dataManager.apply(payload)   // done before the `fire` that announced it returns
-/// }
-/// ```
-///
-/// Immediate callbacks of one bus run one at a time, in fire order: a fire made while another
-/// thread is delivering on the immediate lane is delivered by that thread next, and its own `fire`
-/// returns at once. A fire made inside an immediate callback is delivered by the same thread once
-/// the fire being delivered has reached all its immediate listeners, before the outer `fire`
-/// returns. Keep immediate callbacks short, and never block in them on work that fires on the same
-/// bus.
-public struct ImmediateDelivery: Sendable, Hashable {
-    /// Deliver on the firing thread, before `fire` returns.
-    public static let immediate = ImmediateDelivery()
+extension CatalogueBus: CatalogueSubscribing {
+    /// The bus itself.
+    public nonisolated var bus: CatalogueBus<Catalogue> { self }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// An SDK facade for any lifecycle catalogue: it loads the configuration when created, keeps it
-/// fresh, and gives app code `ready()`, `on`/`off` and the current configuration.
+/// An SDK's facade for any lifecycle catalogue: it loads the configuration when created, keeps it
+/// fresh, and gives app code `ready()`, every way of subscribing, and the current configuration.
 ///
 /// Creating a client starts its ``ConfigLifecycle`` at once, in a task the client owns: initial
 /// and cached configurations as the readiness policy allows, then fetch → decode → store → ready
@@ -15,23 +15,25 @@ import Foundation
 /// flags.on(.flagsChanged) { payload in … }
 /// ```
 ///
-/// App code holding the client cannot fire events. An SDK author fires its other events through
-/// the emitter that ``make(configuration:fetchService:)`` returns. The built-in catalogue's client
-/// is ``SDKClient``.
-public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
+/// An SDK can hand the client to app code as its facade, or a few lines around it: it has every
+/// verb of ``CatalogueSubscribing`` (`on`, `once`, `off` in every ``Delivery`` context, the typed
+/// variants, `events`, `flush`, `listenerCount`), readiness, the status, refresh and shutdown. App
+/// code holding the client cannot fire events: an SDK author fires its other events through the
+/// emitter that ``make(configuration:fetchService:)`` returns, and ends readiness with its own error
+/// through ``failReadiness(with:)``.
+public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubscribing {
     /// The configuration type.
     public typealias Config = Catalogue.Config
 
-    /// The client's event bus, for subscriptions beyond ``on(_:callback:)``.
+    /// The client's event bus: every subscription the client offers is made on it.
     public let bus: CatalogueBus<Catalogue>
     /// How the client loads, refreshes and becomes ready.
     public var configuration: LifecycleConfiguration<Config> { lifecycle.configuration }
 
-    let lifecycle: ConfigLifecycle<Catalogue>
+    package let lifecycle: ConfigLifecycle<Catalogue>
     var store: CatalogueConfigStore<Catalogue> { lifecycle.store }
     private let emitter: CatalogueEmitter<Catalogue>
     private let task: Task<Void, Never>
-    private let observers: AppLifecycleObservers
     private let statusPublisher: StatusPublisher
 
     /// Creates a client and starts loading its configuration.
@@ -98,7 +100,25 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         self.init(configuration: configuration, fetchService: fetchService, bus: emitter.bus, emitter: emitter)
     }
 
-    private init(
+    /// Creates a client that runs a lifecycle the SDK assembled, and starts it.
+    ///
+    /// For an SDK that builds its store and lifecycle itself (to keep the store, say, and set a
+    /// configuration it received another way), and still hands app code the client. The client
+    /// announces on the bus of the store's emitter; the lifecycle must not be run elsewhere.
+    ///
+    /// ```swift
+    /// let (_, emitter) = CatalogueBus<FlagEvent>.makeBus()
+    /// let store = CatalogueConfigStore(emitter: emitter)
+    /// let client = CatalogueClient(lifecycle: ConfigLifecycle(store: store, fetchService: flagService))
+    /// await store.setConfig(pushedFlags)   // the SDK keeps the store; app code has the client
+    /// ```
+    ///
+    /// - Parameter lifecycle: The lifecycle to run; the client owns its task from now on.
+    public convenience init(lifecycle: ConfigLifecycle<Catalogue>) {
+        self.init(lifecycle: lifecycle, emitter: lifecycle.store.emitter)
+    }
+
+    private convenience init(
         configuration: LifecycleConfiguration<Config>,
         fetchService: some ConfigFetching<Config>,
         bus: CatalogueBus<Catalogue>,
@@ -109,7 +129,11 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
             fetchService: fetchService,
             configuration: configuration
         )
-        self.bus = bus
+        self.init(lifecycle: lifecycle, emitter: emitter)
+    }
+
+    private init(lifecycle: ConfigLifecycle<Catalogue>, emitter: CatalogueEmitter<Catalogue>) {
+        self.bus = emitter.bus
         self.emitter = emitter
         self.lifecycle = lifecycle
         let statusPublisher = StatusPublisher { [weak lifecycle] in
@@ -118,7 +142,6 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         lifecycle.statusChanged.withLock { $0 = { statusPublisher.statusChanged() } }
         self.statusPublisher = statusPublisher
         self.task = Task { await lifecycle.run() }
-        self.observers = AppLifecycleObservers { [weak lifecycle] event in lifecycle?.handle(event) }
     }
 
     deinit {
@@ -163,20 +186,6 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         try await store.waitForReady(timeout: timeout, clock: clock)
     }
 
-    /// Returns once at least `count` callers are suspended in ``ready()``, or readiness is decided:
-    /// a hook for tests, instead of polling.
-    ///
-    /// - Parameters:
-    ///   - count: How many suspended callers to wait for.
-    ///   - timeout: How long to wait at most, in real time.
-    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
-    public func waitForReadyWaiters(
-        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
-    ) async throws {
-        try await store.waitForWaiters(count, within: timeout)
-    }
-
     /// The configuration in effect, or `nil` before the first one.
     ///
     /// Reading it when the configuration is older than ``LifecycleConfiguration/timeToLive``
@@ -216,9 +225,9 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Tells the client about the app's state, from an app-lifecycle hook.
     ///
-    /// On Apple platforms with UIKit the client observes the foreground and low-power
-    /// notifications itself, and reports low power mode as it is created; call this from other
-    /// hooks. Low power mode pauses periodic refreshes and retries once the client is ready, never
+    /// On Apple platforms with UIKit the lifecycle observes the foreground and low-power
+    /// notifications itself while it runs, and reports low power mode as it starts; call this from
+    /// other hooks. Low power mode pauses periodic refreshes and retries once the client is ready, never
     /// its first fetch.
     ///
     /// - Parameter event: What happened.
@@ -226,34 +235,24 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
         lifecycle.handle(event)
     }
 
-    // MARK: Subscriptions
+    // MARK: Ending readiness
 
-    /// Subscribes `callback` to `event` on the main actor; see
-    /// ``CatalogueBus/on(_:replayLatest:callback:)-(Catalogue,_,_)``.
+    /// Ends readiness with the SDK's own terminal error: every current and later ``ready()`` throws
+    /// `error`, and the lifecycle stops fetching.
     ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - callback: Called on the main actor with each payload of `event`.
-    /// - Returns: The token that ends the subscription.
-    public func on(
-        _ event: Catalogue,
-        callback: @escaping @MainActor @Sendable (Catalogue.Payload) -> Void
-    ) -> EventSubscription {
-        bus.on(event, callback: callback)
-    }
-
-    /// Ends a subscription; see ``CatalogueBus/off(_:)``.
+    /// For an SDK that learns, outside the fetch service, that it can never become ready (its key
+    /// was revoked, say). Once the client is ready it does nothing: the last good configuration stays
+    /// in use. (A fetch error can end readiness too, through ``FetchRetryAdvice/endsReadiness``.)
     ///
-    /// - Parameter token: The token ``on(_:callback:)`` returned.
-    public func off(_ token: EventSubscription) async {
-        await bus.off(token)
-    }
-
-    /// Ends a subscription synchronously, from any context; see ``CatalogueBus/cancel(_:)``.
+    /// ```swift
+    /// client.failReadiness(with: FlagSDKError.invalidKey)
+    /// ```
     ///
-    /// - Parameter token: The token ``on(_:callback:)`` returned.
-    public func cancel(_ token: EventSubscription) {
-        bus.cancel(token)
+    /// - Parameter error: What every waiter throws.
+    /// - Returns: Whether this call ended readiness (`false` once ready, failed or shut down).
+    @discardableResult
+    public func failReadiness(with error: any Error) -> Bool {
+        lifecycle.failReadiness(with: error)
     }
 
     // MARK: Shutdown

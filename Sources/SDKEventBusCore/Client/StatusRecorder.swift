@@ -54,25 +54,12 @@ final class StatusRecorder: Sendable {
                 readiness: readiness,
                 // Until the lifecycle records the first configuration's source (just after the store
                 // became ready with it, so a `ready()` caller may look first), readiness says it.
-                source: state.source ?? readiness.flatMap { ConfigSource($0.source) },
+                source: state.source ?? readiness.map(\.source),
                 lastUpdated: state.lastUpdated,
                 lastSuccessfulFetch: state.lastSuccessfulFetch,
                 lastFetchError: state.lastFetchError,
                 consecutiveFailures: state.consecutiveFailures
             )
-        }
-    }
-}
-
-extension ConfigSource {
-    /// The source of the configuration a readiness came with; `nil` for a degraded start, which
-    /// came with none.
-    init?(_ source: Readiness.Source) {
-        switch source {
-        case .live: self = .live
-        case .cache: self = .cache
-        case .initial: self = .initial
-        case .degraded: return nil
         }
     }
 }

@@ -70,3 +70,20 @@ private struct IsolatedHolder<A: Actor, Value> {
 private struct NonisolatedHolder<A: Actor, Value> {
     let function: @Sendable (A, Value) -> Void
 }
+
+/// Removes the isolation from an actor-isolated callback of two values; see
+/// ``nonisolatedCallback(_:)-(@Sendable(isolated A,Value)->Void)``.
+@inline(__always)
+func nonisolatedCallback<A: Actor, Value, Extra>(
+    _ callback: @escaping @Sendable (isolated A, Value, Extra) -> Void
+) -> @Sendable (A, Value, Extra) -> Void {
+    unsafeBitCast(IsolatedHolder2(function: callback), to: NonisolatedHolder2<A, Value, Extra>.self).function
+}
+
+private struct IsolatedHolder2<A: Actor, Value, Extra> {
+    let function: @Sendable (isolated A, Value, Extra) -> Void
+}
+
+private struct NonisolatedHolder2<A: Actor, Value, Extra> {
+    let function: @Sendable (A, Value, Extra) -> Void
+}

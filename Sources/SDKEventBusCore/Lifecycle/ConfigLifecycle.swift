@@ -78,7 +78,11 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     @concurrent
     public func run() async {
         guard control.withLock({ $0.start() }) else { return }
+        // The app's foreground and low-power notifications, where the platform has them, for as
+        // long as the lifecycle runs: an SDK that runs its own lifecycle gets them too.
+        let observers = AppLifecycleObservers { [weak self] event in self?.handle(event) }
         await run(on: configuration.clock)
+        withExtendedLifetime(observers) {}
         let (waiters, reason) = control.withLock { $0.stop() }
         for waiter in waiters { waiter.resume(returning: .failure(reason)) }
         report(.stopped)
@@ -110,6 +114,25 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             control.withLock { $0.cancelRefreshWaiter(id) }?.resume(returning: .failure(CancellationError()))
         }
         return try result.get()
+    }
+
+    /// Ends readiness with the SDK's own terminal error, and stops the lifecycle.
+    ///
+    /// Every current and later `waitForReady()` of the store throws `error`, and so does every
+    /// refresh in flight or asked for later. Once the store is ready it does nothing: the last good
+    /// configuration stays in use. ``CatalogueClient/failReadiness(with:)`` calls it.
+    ///
+    /// - Parameter error: What every waiter throws.
+    /// - Returns: Whether this call ended readiness.
+    @discardableResult
+    public func failReadiness(with error: any Error) -> Bool {
+        guard store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) }) else { return false }
+        let loop = control.withLock { machine -> CheckedContinuation<LoopWake, Never>? in
+            machine.stopReason = error
+            return machine.cancelLoop()
+        }
+        loop?.resume(returning: .stop)
+        return true
     }
 
     /// Tells the lifecycle about the app's state: from an app-lifecycle hook.

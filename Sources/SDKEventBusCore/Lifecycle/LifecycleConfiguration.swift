@@ -46,13 +46,13 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// Where the last good configuration is kept between launches, if anywhere.
     ///
     /// With ``ReadinessPolicy/cachedOrLive`` (the default) the lifecycle becomes ready from the
-    /// cached configuration at start (``Readiness/Source/cache``), then a live fetch that differs
+    /// cached configuration at start (``ConfigSource/cache``), then a live fetch that differs
     /// is announced as an update. A corrupt or unreadable cache is ignored and reported, never
     /// applied; a corrupt one is then deleted (``ConfigCache/clear()``).
     public var cache: (any ConfigCache<Config>)?
     /// A configuration to start from, for example defaults bundled with the app: with
     /// ``ReadinessPolicy/cachedOrLive`` the lifecycle is ready from it at once
-    /// (``Readiness/Source/initial``), and the cache and live fetches follow.
+    /// (``ConfigSource/initial``), and the cache and live fetches follow.
     public var initialConfig: Config?
 
     /// Creates a configuration.

@@ -30,20 +30,14 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
 
     private nonisolated let gate = ReadinessGate<Readiness>()
     private nonisolated let state = LockedValue(State())
-    private nonisolated let fire: @Sendable (Catalogue.Payload) -> Void
+    /// The emitter the store announces readiness and changes through.
+    package nonisolated let emitter: CatalogueEmitter<Catalogue>
 
     /// Creates a store that fires its events through `emitter`.
     ///
     /// - Parameter emitter: The emitter of the bus the store announces readiness and changes on.
     public init(emitter: CatalogueEmitter<Catalogue>) {
-        fire = { emitter.fire($0) }
-    }
-
-    /// Creates a store that fires its events on `bus`, for components inside this package.
-    ///
-    /// Not public: a store made from a bus could fire on it, and app code holds the bus.
-    package init(bus: CatalogueBus<Catalogue>) {
-        fire = { bus.fire($0) }
+        self.emitter = emitter
     }
 
     // MARK: State
@@ -75,18 +69,18 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     nonisolated var isDecided: Bool { !gate.isWaiting }
 
     /// Returns once at least `count` callers are suspended in ``waitForReady()``, or readiness is
-    /// decided: the hook for tests that must know their waiters are waiting, instead of polling
-    /// ``waiterCount``.
+    /// decided: the hook behind the testing library's `waitForWaiters`.
     ///
     /// - Parameters:
     ///   - count: How many suspended waiters to wait for.
     ///   - timeout: How long to wait at most, in real time.
-    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
+    ///   - timedOut: The error to throw when the bound passes, given how many were waiting.
+    /// - Throws: `timedOut`'s error when fewer are suspended when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
-    public nonisolated func waitForWaiters(
-        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+    package nonisolated func waitForWaiters(
+        _ count: Int, within timeout: Duration, timedOut: @escaping @Sendable (_ waiting: Int) -> any Error
     ) async throws {
-        try await gate.waitForWaiters(count, within: timeout)
+        try await gate.waitForWaiters(count, within: timeout, timedOut: timedOut)
     }
 
     // MARK: Changes
@@ -100,7 +94,9 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///
     /// - Parameters:
     ///   - newConfig: The configuration to apply.
-    ///   - source: Where it came from.
+    ///   - source: Where it came from: ``ConfigSource/live``, ``ConfigSource/cache`` or
+    ///     ``ConfigSource/initial``; passing ``ConfigSource/degraded``, which names no configuration,
+    ///     is a programming error.
     ///   - fetchedAt: When it was fetched or saved, for ``Readiness/configAge``; `nil` for a live
     ///     configuration means now.
     /// - Returns: What the store did with it.
@@ -122,6 +118,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
     ) -> ConfigChange {
+        precondition(source != .degraded, "setConfig(_:from:): a configuration cannot come from .degraded")
         let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
         if change == .ignored || change == .unchanged { willAnnounce(change) }
         return change
@@ -139,7 +136,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             let now = Date()
             let date = fetchedAt ?? (source == .live ? now : nil)
             let readiness = Readiness(
-                source: Readiness.Source(source),
+                source: source,
                 configAge: date.map { .seconds(max(0, now.timeIntervalSince($0))) },
                 date: now
             )
@@ -147,7 +144,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             state.withLock { $0.config = newConfig }
             let opened = gate.open(readiness) {
                 willAnnounce(.first)
-                fire(Catalogue.readyPayload(readiness))
+                emitter.fire(Catalogue.readyPayload(readiness, config: newConfig))
             }
             guard opened else {
                 // Failed or shut down meanwhile: the configuration was never in effect.
@@ -166,7 +163,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         if let payload = Catalogue.configUpdatedPayload(
             ConfigUpdate(previous: previous, current: newConfig, source: source))
         {
-            fire(payload)
+            emitter.fire(payload)
         }
         return .updated
     }
@@ -174,7 +171,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// Resolves readiness without a configuration: a degraded start, so that an app never hangs at
     /// launch when the first fetch fails and nothing is cached.
     ///
-    /// Fires the ready payload with ``Readiness/Source/degraded`` and resumes every waiter with it.
+    /// Fires the ready payload with ``ConfigSource/degraded`` and resumes every waiter with it.
     /// A configuration that arrives later is announced as an update.
     ///
     /// - Parameter error: What made the start degraded (the failed fetch, a deadline).
@@ -191,7 +188,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         let readiness = Readiness(source: .degraded, error: error)
         return gate.open(readiness) {
             willAnnounce()
-            fire(Catalogue.readyPayload(readiness))
+            emitter.fire(Catalogue.readyPayload(readiness, config: nil))
         }
     }
 
@@ -278,11 +275,5 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// Synchronous, so it can run from a `deinit`. The current configuration stays readable.
     public nonisolated func shutdown() {
         gate.shutDown()
-    }
-
-    /// Shuts the store down; renamed ``shutdown()``, the one name the package uses for it.
-    @available(*, deprecated, renamed: "shutdown()")
-    public nonisolated func shutDown() {
-        shutdown()
     }
 }

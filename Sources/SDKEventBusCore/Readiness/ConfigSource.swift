@@ -1,28 +1,28 @@
-/// Where the configuration in effect came from.
-public enum ConfigSource: Sendable, Hashable, CustomStringConvertible {
-    /// Fetched by the client's ``ConfigFetching``: ``Readiness/Source/live`` when it
-    /// made the SDK ready.
+/// Where a configuration came from: what made the SDK ready (``Readiness/source``), what is in
+/// effect (``SDKStatus/source``), and what an update brought (``ConfigUpdate/source``).
+///
+/// ```swift
+/// let readiness = try await sdk.ready()
+/// switch readiness.source {
+/// case .live: break
+/// case .cache, .initial: showStaleBadge(age: readiness.configAge)
+/// case .degraded: showDefaults(because: readiness.error)
+/// }
+/// ```
+///
+/// The raw values are the names logs and wire forms use.
+public enum ConfigSource: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A live fetch, by the lifecycle's ``ConfigFetching`` service.
     case live
-    /// Read from the ``ConfigCache`` at start.
+    /// The ``ConfigCache`` of the last good configuration, read at start.
     case cache
-    /// Given by the SDK author in ``LifecycleConfiguration/initialConfig``:
-    /// ``Readiness/Source/initial`` when it made the SDK ready.
+    /// The configuration the SDK author gave to start from,
+    /// ``LifecycleConfiguration/initialConfig``.
     case initial
-
-    /// Fetched by the client's fetch service.
-    @available(*, deprecated, renamed: "live")
-    public static var network: ConfigSource { .live }
-
-    /// Given by the SDK author.
-    @available(*, deprecated, renamed: "initial")
-    public static var injected: ConfigSource { .initial }
+    /// None: the readiness policy let the SDK start without a configuration after a failure, and
+    /// ``Readiness/error`` says which. Never the source of a configuration itself.
+    case degraded
 
     /// The source's name, for logs.
-    public var description: String {
-        switch self {
-        case .live: "live"
-        case .cache: "cache"
-        case .initial: "initial"
-        }
-    }
+    public var description: String { rawValue }
 }

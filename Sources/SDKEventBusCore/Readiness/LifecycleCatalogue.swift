@@ -24,9 +24,11 @@ public protocol LifecycleCatalogue: EventCatalogue {
 
     /// The payload that announces that the SDK became ready.
     ///
-    /// - Parameter readiness: How it became ready.
+    /// - Parameters:
+    ///   - readiness: How it became ready.
+    ///   - config: The configuration it became ready with; `nil` for a degraded start.
     /// - Returns: The payload to fire, once.
-    static func readyPayload(_ readiness: Readiness) -> Payload
+    static func readyPayload(_ readiness: Readiness, config: Config?) -> Payload
 
     /// The payload that announces a new configuration, or `nil` to announce nothing.
     ///

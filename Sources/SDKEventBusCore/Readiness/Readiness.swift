@@ -11,26 +11,11 @@ public import Foundation
 /// }
 /// ```
 ///
+///
 /// The ready event carries the same facts (``ReadyPayload`` for the built-in catalogue).
 public struct Readiness: Sendable, Equatable, CustomStringConvertible {
-    /// Where the configuration that made the SDK ready came from.
-    public enum Source: String, Sendable, Hashable, Codable, CustomStringConvertible {
-        /// A live fetch.
-        case live
-        /// The cache of the last good configuration.
-        case cache
-        /// The configuration the SDK author gave to start from.
-        case initial
-        /// None: the readiness policy let the SDK start without a configuration after a failure;
-        /// ``Readiness/error`` says which.
-        case degraded
-
-        /// The source's name, for logs.
-        public var description: String { rawValue }
-    }
-
-    /// Where the configuration came from, or ``Source/degraded`` when there is none.
-    public var source: Source
+    /// Where the configuration came from, or ``ConfigSource/degraded`` when there is none.
+    public var source: ConfigSource
     /// How old the configuration was when the SDK became ready: zero for a live one, the time since
     /// it was saved for a cached one; `nil` when unknown (an initial configuration, a cache that
     /// keeps no date) or when degraded.
@@ -47,7 +32,7 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     ///   - configAge: How old the configuration was.
     ///   - error: For a degraded start, why.
     ///   - date: When the SDK became ready.
-    public init(source: Source, configAge: Duration? = nil, error: (any Error)? = nil, date: Date = Date()) {
+    public init(source: ConfigSource, configAge: Duration? = nil, error: (any Error)? = nil, date: Date = Date()) {
         self.source = source
         self.configAge = configAge
         self.error = error
@@ -76,16 +61,5 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
         var text = "ready (\(details.joined(separator: ", ")))"
         if let error { text += ": \(error)" }
         return text
-    }
-}
-
-extension Readiness.Source {
-    /// The readiness source of a configuration from `source`.
-    init(_ source: ConfigSource) {
-        switch source {
-        case .live: self = .live
-        case .cache: self = .cache
-        case .initial: self = .initial
-        }
     }
 }

@@ -68,9 +68,11 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     /// Returns once at least `count` waiters are suspended, or the gate is decided: a hook for
     /// tests, instead of polling ``waiterCount``.
     ///
-    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when `timeout` (real time) passes;
-    ///   `CancellationError` when the task is cancelled first.
-    func waitForWaiters(_ count: Int, within timeout: Duration) async throws {
+    /// - Throws: `timedOut`'s error, given how many are suspended, when fewer are when `timeout`
+    ///   (real time) passes; `CancellationError` when the task is cancelled first.
+    func waitForWaiters(
+        _ count: Int, within timeout: Duration, timedOut: @escaping @Sendable (_ waiting: Int) -> any Error
+    ) async throws {
         let id = watchers.withLock { $0.makeID() }
         try await boundedWait(within: timeout) { continuation in
             if let ended = watchers.withLock({ $0.register(id, count, continuation) }) {
@@ -78,13 +80,9 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
             } else {
                 notifyWatchers()
             }
-        } end: { [machine, watchers] timedOut in
+        } end: { [machine, watchers] didTimeOut in
             let waiting = machine.withLock { $0.waiterCount }
-            let error: any Error =
-                timedOut
-                ? WaitTimeoutError(
-                    expected: "\(count) caller(s) waiting for readiness", observed: "\(waiting)", timeout: timeout)
-                : CancellationError()
+            let error: any Error = didTimeOut ? timedOut(waiting) : CancellationError()
             watchers.withLock { $0.end(id, with: error) }?.resume(throwing: error)
         }
     }

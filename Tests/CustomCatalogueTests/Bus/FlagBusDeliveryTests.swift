@@ -206,7 +206,7 @@ import Testing
                 self.bus = bus
                 self.token = token
             }
-            deinit { bus.cancel(token) }
+            deinit { token.cancel() }
         }
         let calls = CallLog<Int>()
         let listeners = Listeners(bus, in: context)

@@ -71,7 +71,7 @@ import Testing
         let bus = self.bus
         listeners.on(.error) { _ in
             calls.append("first")
-            bus.cancel(later.items[0])
+            later.items[0].cancel()
         }
         later.append(listeners.on(.error) { _ in calls.append("second") })
         emitter.fire(.error(FlagErrorPayload(message: "1")))

@@ -10,7 +10,7 @@ import Testing
     // MARK: Catalogues that keep their contract
 
     /// One value of each payload struct of the flag catalogue.
-    static let flagTypedSamples: [any EventPayload<FlagEvent>] = [
+    static let flagTypedSamples: [any TypedPayload<FlagEvent>] = [
         InitializedPayload(source: .live), FlagsChangedPayload(changedKeys: ["a"]), FlagErrorPayload(message: "boom"),
     ]
 
@@ -167,7 +167,7 @@ enum DriftedFlagPayload: WireCodablePayload, Equatable {
 }
 
 /// `flags.changed`'s payload struct after a copy-paste slip: its value is an `error`.
-struct SlippedFlagsChangedPayload: EventPayload {
+struct SlippedFlagsChangedPayload: TypedPayload {
     var changedKeys: [String]
 
     static var event: FlagEvent { .flagsChanged }
@@ -185,7 +185,7 @@ struct SlippedFlagsChangedPayload: EventPayload {
 }
 
 /// `error`'s payload struct whose extraction matches the wrong case.
-struct DeafFlagErrorPayload: EventPayload {
+struct DeafFlagErrorPayload: TypedPayload {
     var message: String
 
     static var event: FlagEvent { .error }

@@ -6,7 +6,7 @@ struct FlagErrorPayload: Sendable, Equatable, Codable {
     var message: String
 }
 
-extension FlagErrorPayload: EventPayload {
+extension FlagErrorPayload: TypedPayload {
     static var event: FlagEvent { .error }
 
     init?(_ value: FlagEventPayload) {

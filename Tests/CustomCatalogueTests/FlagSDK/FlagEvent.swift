@@ -32,7 +32,7 @@ enum FlagEvent: String, EventCatalogue, LifecycleCatalogue {
     }
 
     /// Announces readiness with where the flags came from.
-    static func readyPayload(_ readiness: Readiness) -> FlagEventPayload {
+    static func readyPayload(_ readiness: Readiness, config: FlagSet?) -> FlagEventPayload {
         .initialized(InitializedPayload(readiness))
     }
 

@@ -6,7 +6,7 @@ struct FlagsChangedPayload: Sendable, Equatable, Codable {
     var changedKeys: [String]
 }
 
-extension FlagsChangedPayload: EventPayload {
+extension FlagsChangedPayload: TypedPayload {
     static var event: FlagEvent { .flagsChanged }
 
     init?(_ value: FlagEventPayload) {

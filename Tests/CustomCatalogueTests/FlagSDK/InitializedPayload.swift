@@ -3,11 +3,11 @@ import SDKEventBusCore
 /// The payload of ``FlagEvent/initialized``: where the flags that made the SDK ready came from.
 struct InitializedPayload: Sendable, Equatable, Codable {
     /// A live fetch, the cache, the flags bundled with the app, or none (degraded).
-    var source: Readiness.Source
+    var source: ConfigSource
     /// For a degraded start, why, in words.
     var error: String?
 
-    init(source: Readiness.Source, error: String? = nil) {
+    init(source: ConfigSource, error: String? = nil) {
         self.source = source
         self.error = error
     }
@@ -18,7 +18,7 @@ struct InitializedPayload: Sendable, Equatable, Codable {
     }
 }
 
-extension InitializedPayload: EventPayload {
+extension InitializedPayload: TypedPayload {
     static var event: FlagEvent { .initialized }
 
     init?(_ value: FlagEventPayload) {

@@ -6,7 +6,7 @@ import Testing
 enum DeliveryContext: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `on(event) { … }`: on the main actor.
     case mainActor = "main actor"
-    /// `on(event, isolation: actor) { actor, payload in … }`: isolated to an actor.
+    /// `on(event, delivery: .isolated(to: actor)) { actor, payload in … }`: isolated to an actor.
     case actor = "an actor"
     /// `on(event, delivery: .immediate) { … }`: on the firing thread, before `fire` returns.
     case immediate = "immediate"
@@ -51,7 +51,7 @@ struct Listeners: Sendable {
                 callback(payload)
             }
         case .actor:
-            bus.on(event, isolation: actor, replayLatest: replayLatest) { actor, payload in
+            bus.on(event, delivery: .isolated(to: actor), replayLatest: replayLatest) { actor, payload in
                 actor.preconditionIsolated()
                 callback(payload)
             }
@@ -65,20 +65,20 @@ struct Listeners: Sendable {
     func once(_ event: FlagEvent, _ callback: @escaping @Sendable (FlagEventPayload) -> Void) -> EventSubscription {
         switch context {
         case .mainActor: bus.once(event) { callback($0) }
-        case .actor: bus.once(event, isolation: actor) { _, payload in callback(payload) }
+        case .actor: bus.once(event, delivery: .isolated(to: actor)) { _, payload in callback(payload) }
         case .immediate: bus.once(event, delivery: .immediate, callback: callback)
         }
     }
 
     /// Subscribes `callback` to the event of `payloadType`, handed the payload struct, in the context.
     @discardableResult
-    func on<Payload: EventPayload<FlagEvent>>(
+    func on<Payload: TypedPayload<FlagEvent>>(
         _ payloadType: Payload.Type,
         _ callback: @escaping @Sendable (Payload) -> Void
     ) -> EventSubscription {
         switch context {
         case .mainActor: bus.on(payloadType) { callback($0) }
-        case .actor: bus.on(payloadType, isolation: actor) { _, payload in callback(payload) }
+        case .actor: bus.on(payloadType, delivery: .isolated(to: actor)) { _, payload in callback(payload) }
         case .immediate: bus.on(payloadType, delivery: .immediate, callback: callback)
         }
     }
@@ -87,7 +87,7 @@ struct Listeners: Sendable {
     func recorder() -> EventRecorder<FlagEvent> {
         switch context {
         case .mainActor: EventRecorder(bus)
-        case .actor: EventRecorder(bus, isolation: actor)
+        case .actor: EventRecorder(bus, delivery: .isolated(to: actor))
         case .immediate: EventRecorder(bus, delivery: .immediate)
         }
     }

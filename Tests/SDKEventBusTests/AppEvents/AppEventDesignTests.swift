@@ -26,7 +26,7 @@ import Testing
         let appBus = AppEventBus()
         var model: ProfileViewModel? = ProfileViewModel()
         weak let released = model
-        appBus.subscribe(to: UserDidLogin.self, owner: model!) { model, login in
+        appBus.on(UserDidLogin.self, owner: model!) { model, login in
             model.reload(for: login.userID)
         }
 
@@ -36,7 +36,7 @@ import Testing
 
         model = nil
         #expect(released == nil, "the bus holds the owner weakly")
-        #expect(appBus.subscriberCount(for: UserDidLogin.self) == 0)
+        #expect(appBus.listenerCount(for: UserDidLogin.self) == 0)
         await appBus.publishAndWait(UserDidLogin(userID: "43"))
     }
 
@@ -57,23 +57,23 @@ import Testing
         let badge = Badge()
         let archive = Archive()
         let immediateCalls = Counter()
-        didRefresh.subscribe(owner: badge) { badge, _ in badge.cleared += 1 }
-        didRefresh.subscribe(isolation: archive) { archive, _ in archive.count() }
-        didRefresh.subscribe(delivery: .immediate) { _ in immediateCalls.increment() }
+        didRefresh.on(owner: badge) { badge, _ in badge.cleared += 1 }
+        didRefresh.on(delivery: .isolated(to: archive)) { archive, _ in archive.count() }
+        didRefresh.on(delivery: .immediate) { _ in immediateCalls.increment() }
 
-        await didRefresh.fireAndWait()
+        await didRefresh.publishAndWait()
 
         #expect(badge.cleared == 1)
         #expect(await archive.refreshes == 1)
         #expect(immediateCalls.count == 1)
-        #expect(didRefresh.subscriberCount == 3)
+        #expect(didRefresh.listenerCount == 3)
     }
 
     @Test func eachChannelSubscriberReceivesValuesStrictlyInOrderThroughItsOwnStream() async {
         let progress = EventChannel<Int>()
-        let first = progress.values(bufferingPolicy: .unbounded)
-        let second = progress.values(bufferingPolicy: .unbounded)
-        for value in 0..<500 { progress.fire(with: value) }
+        let first = progress.events(bufferingPolicy: .unbounded)
+        let second = progress.events(bufferingPolicy: .unbounded)
+        for value in 0..<500 { progress.publish(value) }
         progress.cancelAll()
 
         var firstValues: [Int] = []
@@ -105,17 +105,17 @@ import Testing
         let checkout = buses.bus(for: .checkout)
         #expect(buses.bus(for: .checkout) === checkout, "a lookup returns the registered bus")
         let summary = CartSummary()
-        checkout.subscribe(to: CartChanged.self, owner: summary) { summary, change in summary.items = change.items }
+        checkout.on(CartChanged.self, owner: summary) { summary, change in summary.items = change.items }
         let badgeUpdates = checkout.events(of: CartChanged.self)
         let profile = buses.bus(for: .profile)
-        profile.subscribe(to: CartChanged.self) { _ in }
+        profile.on(CartChanged.self) { _ in }
 
         await checkout.publishAndWait(CartChanged(items: 3))
         #expect(summary.items == 3)
 
         #expect(buses.release(.checkout))
-        #expect(checkout.subscriberCount(for: CartChanged.self) == 0)
-        #expect(profile.subscriberCount(for: CartChanged.self) == 1, "other sections keep theirs")
+        #expect(checkout.listenerCount(for: CartChanged.self) == 0)
+        #expect(profile.listenerCount(for: CartChanged.self) == 1, "other sections keep theirs")
         var streamed: [Int] = []
         for await change in badgeUpdates { streamed.append(change.items) }
         #expect(streamed == [3], "the stream finished when its section was released")

@@ -27,9 +27,9 @@ import Testing
             _ handler: @escaping @Sendable (Tick) -> Void
         ) -> EventListenerToken {
             switch self {
-            case .mainActor: bus.subscribe(to: Tick.self) { handler($0) }
-            case .actor: bus.subscribe(to: Tick.self, isolation: actor) { _, tick in handler(tick) }
-            case .immediate: bus.subscribe(to: Tick.self, delivery: .immediate, handler: handler)
+            case .mainActor: bus.on(Tick.self) { handler($0) }
+            case .actor: bus.on(Tick.self, delivery: .isolated(to: actor)) { _, tick in handler(tick) }
+            case .immediate: bus.on(Tick.self, delivery: .immediate, callback: handler)
             }
         }
     }
@@ -106,7 +106,7 @@ import Testing
         }
         await bus.flush()
         #expect(calls.count == 2)
-        #expect(bus.subscriberCount(for: Tick.self) == 0)
+        #expect(bus.listenerCount(for: Tick.self) == 0)
     }
 
     @Test(arguments: Context.allCases)
@@ -121,7 +121,7 @@ import Testing
         for number in 0..<100 { bus.publish(Tick(number: number)) }
         await bus.flush()
         #expect(calls.count == callsWhenOffReturned)
-        #expect(bus.subscriberCount(for: Tick.self) == 0)
+        #expect(bus.listenerCount(for: Tick.self) == 0)
         withExtendedLifetime(collector) {}
     }
 
@@ -129,17 +129,17 @@ import Testing
         let bus = AppEventBus()
         let log = Log<String>()
         let lateToken = LockedValue<EventListenerToken?>(nil)
-        bus.subscribe(to: Tick.self, delivery: .immediate) { tick in
+        bus.on(Tick.self, delivery: .immediate) { tick in
             log.append("tick \(tick.number)")
             guard tick.number == 0 else { return }
             bus.publish(Tock(number: 1))
             lateToken.withLock { token in
-                token = bus.subscribe(to: Tick.self, delivery: .immediate) { log.append("late \($0.number)") }
+                token = bus.on(Tick.self, delivery: .immediate) { log.append("late \($0.number)") }
             }
         }
-        bus.subscribe(to: Tock.self, delivery: .immediate) { tock in
+        bus.on(Tock.self, delivery: .immediate) { tock in
             log.append("tock \(tock.number)")
-            if let token = lateToken.withLock({ $0 }) { bus.cancel(token) }
+            if let token = lateToken.withLock({ $0 }) { token.cancel() }
         }
         bus.publish(Tick(number: 0))
         bus.publish(Tick(number: 2))
@@ -152,11 +152,11 @@ import Testing
         let channel = EventChannel<Int>()
         var captured: Canary? = Canary()
         weak let watched = captured
-        let token = bus.subscribe(to: Tick.self) { [captured] _ in _ = captured }
-        let channelToken = channel.subscribe(delivery: .immediate) { [captured] _ in _ = captured }
+        let token = bus.on(Tick.self) { [captured] _ in _ = captured }
+        let channelToken = channel.on(delivery: .immediate) { [captured] _ in _ = captured }
         captured = nil
         #expect(watched != nil)
-        bus.cancel(token)
+        token.cancel()
         await channel.off(channelToken)
         #expect(watched == nil, "released when the subscription ended, not at the next publish")
     }
@@ -171,9 +171,9 @@ import Testing
         let bus = AppEventBus()
         let screen = Screen()
         let other = Screen()
-        bus.subscribe(to: Tick.self, owner: screen) { screen, _ in screen.ticks += 1 }
-        bus.subscribe(to: Tock.self, owner: screen) { screen, _ in screen.tocks += 1 }
-        bus.subscribe(to: Tick.self, owner: other) { other, _ in other.ticks += 1 }
+        bus.on(Tick.self, owner: screen) { screen, _ in screen.ticks += 1 }
+        bus.on(Tock.self, owner: screen) { screen, _ in screen.tocks += 1 }
+        bus.on(Tick.self, owner: other) { other, _ in other.ticks += 1 }
 
         bus.cancelAll(Tick.self, ownedBy: screen)
         bus.publish(Tick(number: 0))
@@ -184,26 +184,26 @@ import Testing
         bus.publish(Tick(number: 1))
         await bus.publishAndWait(Tock(number: 1))
         #expect((screen.ticks, screen.tocks, other.ticks) == (0, 1, 2))
-        #expect(bus.subscriberCount(for: Tock.self) == 0)
+        #expect(bus.listenerCount(for: Tock.self) == 0)
     }
 
     @Test func publishingATypeNobodySubscribedToDoesNothing() async {
         let bus = AppEventBus()
         bus.publish(Tock(number: 0))
         await bus.flush()
-        #expect(bus.subscriberCount(for: Tock.self) == 0)
+        #expect(bus.listenerCount(for: Tock.self) == 0)
     }
 
     @Test func channelOwnerBoundSubscriptionEndsWithItsOwner() async {
         let channel = EventChannel<String>()
         let log = Log<String>()
         var owner: Canary? = Canary()
-        channel.subscribe(owner: owner!, delivery: .immediate) { _, value in log.append(value) }
-        channel.fire(with: "first")
+        channel.on(owner: owner!, delivery: .immediate) { _, value in log.append(value) }
+        channel.publish("first")
         owner = nil
-        channel.fire(with: "second")
+        channel.publish("second")
         await channel.flush()
         #expect(log.items == ["first"])
-        #expect(channel.subscriberCount == 0)
+        #expect(channel.listenerCount == 0)
     }
 }

@@ -20,16 +20,16 @@ import Testing
         let bus = AppEventBus()
         for _ in 0..<1_000 {
             let listener = Listener()
-            bus.subscribe(to: Ping.self, isolation: listener) { _, _ in }
+            bus.on(Ping.self, delivery: .isolated(to: listener)) { _, _ in }
         }
         bus.publish(Ping(number: 0))
         await bus.flush()
-        #expect(bus.subscriberCount(for: Ping.self) == 0)
+        #expect(bus.listenerCount(for: Ping.self) == 0)
         #expect(Self.laneCount(bus.storage) <= 8, "the lanes of gone actors are freed and reused")
 
         for _ in 0..<1_000 {
             let listener = Listener()
-            bus.subscribe(to: Ping.self, isolation: listener) { _, _ in }
+            bus.on(Ping.self, delivery: .isolated(to: listener)) { _, _ in }
             bus.cancelAll(ownedBy: listener)
         }
         #expect(Self.laneCount(bus.storage) <= 8)
@@ -39,7 +39,7 @@ import Testing
         let (bus, emitter) = EventBus.makeBus()
         for _ in 0..<1_000 {
             let listener = Listener()
-            bus.on(.conversion, isolation: listener) { _, _ in }
+            bus.on(.conversion, delivery: .isolated(to: listener)) { _, _ in }
         }
         emitter.fire(.conversion(ConversionPayload(goalId: "g", visitorId: "v")))
         await bus.flush()
@@ -55,11 +55,11 @@ import Testing
         var bus: AppEventBus? = AppEventBus()
         weak let watchedBus = bus
         let owner = Owner()
-        bus?.subscribe(to: Ping.self, owner: owner) { [captured] _, _ in _ = captured }
+        bus?.on(Ping.self, owner: owner) { [captured] _, _ in _ = captured }
         bus?.once(Ping.self) { [captured] _ in _ = captured }
         bus?.once(Ping.self, delivery: .immediate) { [captured] _ in _ = captured }
         var channel: EventChannel<Int>? = EventChannel<Int>()
-        channel?.subscribe(owner: owner) { [captured] _, _ in _ = captured }
+        channel?.on(owner: owner) { [captured] _, _ in _ = captured }
         captured = nil
         #expect(watched != nil, "the subscriptions hold what their handlers captured")
         bus = nil
@@ -74,9 +74,9 @@ import Testing
         let pings = bus!.events(of: Ping.self)
         let feed = bus!.allEvents()
         var channel: EventChannel<Int>? = EventChannel<Int>()
-        let values = channel!.values()
+        let values = channel!.events()
         bus?.publish(Ping(number: 1))
-        channel?.fire(with: 2)
+        channel?.publish(2)
         bus = nil
         channel = nil
         var received: [Int] = []

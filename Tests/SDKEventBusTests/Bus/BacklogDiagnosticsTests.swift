@@ -46,7 +46,7 @@ import Testing
         let reports = Reports()
         let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
         let stalled = Stalled()
-        let token = bus.on(.conversion, isolation: stalled) { _, _ in }
+        let token = bus.on(.conversion, delivery: .isolated(to: stalled)) { _, _ in }
         await stalled.hold {
             for _ in 0..<1_000 { emitter.fire(Self.conversion) }
         }

@@ -144,8 +144,8 @@ import Testing
     @Test func aStalledConsumerIsReportedOncePer256DropsAndTheRestWhenTheSequenceEnds() async {
         let reports = DropReports()
         let channel = EventChannel<Int>(diagnostics: reports.record)
-        let values = channel.values(bufferingPolicy: .bufferingOldest(1))
-        for value in 0...600 { channel.fire(with: value) }
+        let values = channel.events(bufferingPolicy: .bufferingOldest(1))
+        for value in 0...600 { channel.publish(value) }
         #expect(reports.counts == [1, 256, 256])
         channel.cancelAll()
         var received: [Int] = []

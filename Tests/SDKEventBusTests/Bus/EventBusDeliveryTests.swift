@@ -144,7 +144,7 @@ import Testing
         _ = bus.on(.ready) { _ in
             calls.append("first")
             let token = later.items[0]
-            DispatchQueue.global().sync { bus.cancel(token) }
+            DispatchQueue.global().sync { token.cancel() }
         }
         later.append(bus.on(.ready) { _ in calls.append("second") })
         emitter.fire(.ready(ReadyPayload()))
@@ -157,7 +157,7 @@ import Testing
         let other = bus.on(.ready) { _ in }
         await bus.off(token)
         await bus.off(token)
-        bus.cancel(token)
+        token.cancel()
         #expect(bus.listenerCount(for: .ready) == 1)
         _ = other
     }
@@ -181,7 +181,7 @@ import Testing
             var token: EventListenerToken?
             init(bus: EventBus) { self.bus = bus }
             deinit {
-                if let token { bus.cancel(token) }
+                if let token { token.cancel() }
             }
         }
         let calls = Recorder<Int>()
@@ -233,7 +233,7 @@ import Testing
         let later = Recorder<EventListenerToken>()
         _ = bus.on(.ready) { _ in
             calls.append("first")
-            bus.cancel(later.items[0])
+            later.items[0].cancel()
         }
         later.append(bus.on(.ready) { _ in calls.append("second") })
         emitter.fire(.ready(ReadyPayload()))
@@ -249,7 +249,7 @@ import Testing
         mine.append(
             bus.on(.apiQueueReleased) { payload in
                 calls.append(payload.number!)
-                bus.cancel(mine.items[0])
+                mine.items[0].cancel()
             })
         for number in 0..<5 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
@@ -296,7 +296,7 @@ import Testing
             token = bus.on(.ready) { _ in _ = canary }
         }
         emitter.fire(.ready(ReadyPayload()))
-        bus.cancel(token)
+        token.cancel()
         await bus.flush()
         #expect(weakCanary == nil)
     }
@@ -311,7 +311,7 @@ import Testing
             mine.append(
                 bus.on(.ready) { _ in
                     _ = canary
-                    bus.cancel(mine.items[0])
+                    mine.items[0].cancel()
                 })
         }
         emitter.fire(.ready(ReadyPayload()))

@@ -182,7 +182,7 @@ import Testing
         let calls = Counter()
         var first: Set<EventSubscription> = []
         var second: Set<EventSubscription> = []
-        let subscription = appBus.subscribe(to: Ping.self, delivery: .immediate) { _ in calls.increment() }
+        let subscription = appBus.on(Ping.self, delivery: .immediate) { _ in calls.increment() }
         subscription.store(in: &first)
         subscription.store(in: &first)
         subscription.store(in: &second)
@@ -192,6 +192,6 @@ import Testing
         second.removeAll()
         appBus.publish(Ping())
         #expect(calls.count == 1)
-        #expect(appBus.subscriberCount(for: Ping.self) == 0)
+        #expect(appBus.listenerCount(for: Ping.self) == 0)
     }
 }

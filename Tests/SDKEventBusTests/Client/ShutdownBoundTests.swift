@@ -38,7 +38,7 @@ import Testing
         try await client.ready()
         let stalled = StalledActor()
         defer { stalled.release() }
-        client.bus.on(.bucketing, isolation: stalled) { _, _ in }
+        client.bus.on(.bucketing, delivery: .isolated(to: stalled)) { _, _ in }
         emitter.fire(SamplePayloads.sample(.bucketing))  // queued for an actor that never runs
         let shutdown = Task { await client.shutdown(timeout: .seconds(3)) }
         try await rig.clock.waitForSleepers(1)
@@ -56,7 +56,7 @@ import Testing
         try await client.ready()
         let stalled = StalledActor()
         defer { stalled.release() }
-        client.bus.on(.bucketing, isolation: stalled) { _, _ in }
+        client.bus.on(.bucketing, delivery: .isolated(to: stalled)) { _, _ in }
         emitter.fire(SamplePayloads.sample(.bucketing))
         let shutdown = Task { await client.shutdown(timeout: .seconds(3)) }
         try await rig.clock.waitForSleepers(1)

@@ -30,7 +30,7 @@ import Testing
 
         /// Fires `count` payloads while this actor is busy, so that they pile up on its lane.
         func fire(_ count: Int, on channel: EventChannel<HeavyPayload>, tally: Tally, weakTarget: Tracked) {
-            for number in 0..<count { channel.fire(with: HeavyPayload(number, tally: tally, weakTarget: weakTarget)) }
+            for number in 0..<count { channel.publish(HeavyPayload(number, tally: tally, weakTarget: weakTarget)) }
         }
     }
 
@@ -135,7 +135,7 @@ import Testing
         let sink = Sink()
         do {
             let channel = EventChannel<HeavyPayload>()
-            channel.subscribe(isolation: sink) { sink, payload in sink.record(payload, weakTarget: target) }
+            channel.on(delivery: .isolated(to: sink)) { sink, payload in sink.record(payload, weakTarget: target) }
             await sink.fire(Self.burst, on: channel, tally: tally, weakTarget: target)
             #expect(channel.storage.footprint.laneBufferCapacity >= 64, "the actor lane's buffer grew twice")
             await channel.flush()
@@ -152,10 +152,10 @@ import Testing
         let received = Recorder<Bool>()
         do {
             let channel = EventChannel<HeavyPayload>()
-            channel.subscribe { payload in received.append(payload.isIntact(weakTarget: target)) }
+            channel.on { payload in received.append(payload.isIntact(weakTarget: target)) }
             // The main actor is this test's: every fire waits on the lane until the flush.
             for number in 0..<Self.burst {
-                channel.fire(with: HeavyPayload(number, tally: tally, weakTarget: target))
+                channel.publish(HeavyPayload(number, tally: tally, weakTarget: target))
             }
             #expect(channel.storage.footprint.laneBufferCapacity >= 64, "the main lane's buffer grew twice")
             await channel.flush()

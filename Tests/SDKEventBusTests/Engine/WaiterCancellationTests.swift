@@ -42,7 +42,7 @@ import Testing
         let bus = AppEventBus()
         return Subject(
             storage: bus.storage,
-            subscribe: { body in bus.subscribe(to: Ping.self, delivery: .immediate) { _ in body() } },
+            subscribe: { body in bus.on(Ping.self, delivery: .immediate) { _ in body() } },
             fire: { bus.publish(Ping()) },
             flush: { await bus.flush() },
             off: { await bus.off($0) }
@@ -53,8 +53,8 @@ import Testing
         let channel = EventChannel<Int>()
         return Subject(
             storage: channel.storage,
-            subscribe: { body in channel.subscribe(delivery: .immediate) { _ in body() } },
-            fire: { channel.fire(with: 1) },
+            subscribe: { body in channel.on(delivery: .immediate) { _ in body() } },
+            fire: { channel.publish(1) },
             flush: { await channel.flush() },
             off: { await channel.off($0) }
         )

@@ -265,16 +265,16 @@ import Testing
                 await bus.off(ending.token)
                 checker.endedExactly(model, by: "off")
             case (.cancelElsewhere, _):
-                bus.cancel(ending.token)
+                ending.token.cancel()
                 checker.cancelledElsewhere(model)
             case (.cancelOnExecutor, .mainActor):
                 await MainActor.run {
-                    bus.cancel(ending.token)
+                    ending.token.cancel()
                     checker.endedExactly(model, by: "cancel on the main actor")
                 }
             case (.cancelOnExecutor, .actor(let index)):
                 await actors[index].run {
-                    bus.cancel(ending.token)
+                    ending.token.cancel()
                     checker.endedExactly(model, by: "cancel on its actor")
                 }
             }

@@ -93,8 +93,8 @@ struct CatalogueModelBus: ModelBus {
                 : bus.on(event, delivery: .immediate, callback: received)
         case (.actor, let actor?):
             return once
-                ? bus.once(event, isolation: actor) { _, payload in received(payload) }
-                : bus.on(event, isolation: actor) { _, payload in received(payload) }
+                ? bus.once(event, delivery: .isolated(to: actor)) { _, payload in received(payload) }
+                : bus.on(event, delivery: .isolated(to: actor)) { _, payload in received(payload) }
         case (.actor, nil):
             preconditionFailure("an actor lane needs its actor")
         }
@@ -109,7 +109,7 @@ struct CatalogueModelBus: ModelBus {
     }
 
     func off(_ token: EventListenerToken) async { await bus.off(token) }
-    func cancel(_ token: EventListenerToken) { bus.cancel(token) }
+    func cancel(_ token: EventListenerToken) { token.cancel() }
     func flush() async { await bus.flush() }
     func listenerCount(for event: SystemEvent) -> Int { bus.listenerCount(for: event) }
     func shutdown() { emitter.shutdown() }
@@ -162,15 +162,15 @@ struct AppModelBus: ModelBus {
         case (.mainActor, _):
             return once
                 ? bus.once(type) { received($0) }
-                : bus.subscribe(to: type) { received($0) }
+                : bus.on(type) { received($0) }
         case (.immediate, _):
             return once
-                ? bus.once(type, delivery: .immediate, handler: received)
-                : bus.subscribe(to: type, delivery: .immediate, handler: received)
+                ? bus.once(type, delivery: .immediate, callback: received)
+                : bus.on(type, delivery: .immediate, callback: received)
         case (.actor, let actor?):
             return once
-                ? bus.once(type, isolation: actor) { _, event in received(event) }
-                : bus.subscribe(to: type, isolation: actor) { _, event in received(event) }
+                ? bus.once(type, delivery: .isolated(to: actor)) { _, event in received(event) }
+                : bus.on(type, delivery: .isolated(to: actor)) { _, event in received(event) }
         case (.actor, nil):
             preconditionFailure("an actor lane needs its actor")
         }
@@ -183,20 +183,20 @@ struct AppModelBus: ModelBus {
     ) -> EventListenerToken {
         switch event {
         case .apiQueueReleased:
-            bus.subscribe(to: QueueReleased.self, owner: owner) { _, event in deliver(event.key) }
+            bus.on(QueueReleased.self, owner: owner) { _, event in deliver(event.key) }
         default:
-            bus.subscribe(to: Converted.self, owner: owner) { _, event in deliver(event.key) }
+            bus.on(Converted.self, owner: owner) { _, event in deliver(event.key) }
         }
     }
 
     func off(_ token: EventListenerToken) async { await bus.off(token) }
-    func cancel(_ token: EventListenerToken) { bus.cancel(token) }
+    func cancel(_ token: EventListenerToken) { token.cancel() }
     func flush() async { await bus.flush() }
 
     func listenerCount(for event: SystemEvent) -> Int {
         switch event {
-        case .apiQueueReleased: bus.subscriberCount(for: QueueReleased.self)
-        default: bus.subscriberCount(for: Converted.self)
+        case .apiQueueReleased: bus.listenerCount(for: QueueReleased.self)
+        default: bus.listenerCount(for: Converted.self)
         }
     }
 

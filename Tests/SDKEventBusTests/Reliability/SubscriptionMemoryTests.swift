@@ -30,12 +30,12 @@ import Testing
         _ = bus.on(.ready) { _ in }  // one that stays
         // The warm-up makes every event's bucket, and the slot table's row for a second
         // subscription: the baseline is what any later cycle may reuse.
-        for event in SystemEvent.allCases { bus.cancel(bus.on(event) { _ in }) }
+        for event in SystemEvent.allCases { bus.on(event) { _ in }.cancel() }
         let baseline = bus.storage.footprint
         await DispatchQueueActor.run("million plain subscription cycles") { _ in
             for index in 0..<Self.cycles {
                 let token = bus.on(SystemEvent.allCases[index % 10]) { _ in }
-                if index % 2 == 0 { await bus.off(token) } else { bus.cancel(token) }
+                if index % 2 == 0 { await bus.off(token) } else { token.cancel() }
             }
         }
         let after = bus.storage.footprint
@@ -103,7 +103,7 @@ import Testing
         @Sendable func cycles(_ count: Int) async {
             for index in 0..<count {
                 let listener = Listener()
-                let token = bus.on(SystemEvent.allCases[index % 10], isolation: listener) { _, _ in }
+                let token = bus.on(SystemEvent.allCases[index % 10], delivery: .isolated(to: listener)) { _, _ in }
                 if index % 2 == 0 { bus.cancelAll(ownedBy: listener) } else { await bus.off(token) }
             }
         }
@@ -125,7 +125,7 @@ import Testing
         let (bus, emitter) = EventBus.makeBus()
         let held = Held()
         let received = Counter()
-        _ = bus.on(.apiQueueReleased, isolation: held) { _, _ in received.increment() }
+        _ = bus.on(.apiQueueReleased, delivery: .isolated(to: held)) { _, _ in received.increment() }
         let before = bus.storage.footprint
         #expect(before.laneBufferCapacity == 0)
         await held.fire(1_000, on: emitter)  // the actor is busy: all 1,000 wait on its lane
@@ -170,7 +170,7 @@ import Testing
         #expect(
             await canaryIsReleased(
                 { bus, canary in bus.on(.ready) { _ in _ = canary } },
-                end: { bus, _, token in bus.cancel(token) }
+                end: { bus, _, token in token.cancel() }
             ))
     }
 

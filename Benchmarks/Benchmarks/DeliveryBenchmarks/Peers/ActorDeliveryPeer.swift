@@ -25,7 +25,7 @@ final class SDKEventBusActorPeer: ActorDeliveryPeer {
     init(listeners: Int, sink: ActorSink) {
         (bus, emitter) = EventBus.makeBus()
         for _ in 0..<listeners {
-            bus.on(.bucketing, isolation: sink) { sink, payload in sink.receive(payload) }
+            bus.on(.bucketing, delivery: .isolated(to: sink)) { sink, payload in sink.receive(payload) }
         }
     }
 

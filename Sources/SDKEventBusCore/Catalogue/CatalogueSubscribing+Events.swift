@@ -1,4 +1,4 @@
-extension CatalogueBus {
+extension CatalogueSubscribing {
     /// The payloads of one or more events as an asynchronous sequence, for code that prefers
     /// `for await` or runs off the main actor (servers, background work).
     ///
@@ -25,7 +25,7 @@ extension CatalogueBus {
     ///   - replayLatest: Whether to first receive the latest earlier payload of events whose rule is
     ///     ``ReplayRule/latestOnRequest``; sticky events always replay.
     /// - Returns: The sequence of payloads.
-    public nonisolated func events(
+    public func events(
         _ events: Set<Catalogue>,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
@@ -47,7 +47,7 @@ extension CatalogueBus {
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
     ///     is ``ReplayRule/latestOnRequest``.
     /// - Returns: The sequence of payloads.
-    public nonisolated func events(
+    public func events(
         _ event: Catalogue,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
@@ -69,7 +69,7 @@ extension CatalogueBus {
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
     ///     is ``ReplayRule/latestOnRequest``.
     /// - Returns: The sequence of payload structs.
-    public nonisolated func events<Payload: EventPayload<Catalogue>>(
+    public func events<Payload: TypedPayload<Catalogue>>(
         of payloadType: Payload.Type,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
@@ -77,13 +77,14 @@ extension CatalogueBus {
         stream(of: [Payload.event], bufferingPolicy: bufferingPolicy, replayLatest: replayLatest) { Payload($0) }
     }
 
-    private nonisolated func stream<Element: Sendable>(
+    private func stream<Element: Sendable>(
         of events: Set<Catalogue>,
         bufferingPolicy: EventBufferingPolicy,
         replayLatest: Bool,
         transform: @escaping @Sendable (Catalogue.Payload) -> Element?
     ) -> AsyncStream<Element> {
-        let storage = self.storage
+        let bus = self.bus
+        let storage = bus.storage
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self,
             bufferingPolicy: bufferingPolicy.streamPolicy(for: Element.self)
@@ -96,8 +97,8 @@ extension CatalogueBus {
         // Ending any one of the subscriptions (shutdown) finishes the sequence.
         let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
         // Subscribe in catalogue order so that the sequence's subscription order is deterministic.
-        let tokens = index.events.filter(events.contains).map { event in
-            subscribe(event, lane: .immediate, lifetime: lifetime, replayLatest: replayLatest) { _ in
+        let tokens = bus.index.events.filter(events.contains).map { event in
+            bus.subscribe(event, lane: .immediate, lifetime: lifetime, replayLatest: replayLatest) { _ in
                 .erasing { (value: Catalogue.Payload) in
                     guard let element = transform(value) else { return }
                     if case .dropped = continuation.yield(element) { drops.record(value.event.rawValue) }
@@ -109,79 +110,5 @@ extension CatalogueBus {
             drops.finish()
         }
         return stream
-    }
-}
-
-/// Counts the events a sequence's buffer drops and reports every one of them, without flooding the
-/// hook.
-///
-/// Reports come at the sequence's first drop, then whenever 256 more have piled up, and with the
-/// remainder when the sequence ends; each report counts one event's drops since its last report. So
-/// the reports of a sequence add up to exactly the events it dropped, and a stalled consumer costs
-/// one report per 256 drops.
-final class DropReporter: Sendable {
-    private struct Counts {
-        /// Drops not yet reported, per event, in the order each event first dropped.
-        var unreported: [(event: String, count: Int)] = []
-        var unreportedTotal = 0
-        var hasReported = false
-        /// Whether the sequence has ended: a drop racing its end is reported at once.
-        var isFinished = false
-
-        /// Takes every unreported count.
-        mutating func take() -> [(event: String, count: Int)] {
-            defer {
-                unreported.removeAll(keepingCapacity: true)
-                unreportedTotal = 0
-                hasReported = true
-            }
-            return unreported
-        }
-    }
-
-    private let policy: EventBufferingPolicy
-    private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
-    private let counts = LockedValue(Counts())
-
-    /// Reports at the first drop, then once per this many.
-    static let reportInterval = 256
-
-    init(policy: EventBufferingPolicy, diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
-        self.policy = policy
-        self.diagnostics = diagnostics
-    }
-
-    /// Counts one dropped event of `event`, and reports if due.
-    func record(_ event: String) {
-        guard diagnostics != nil else { return }
-        let reports = counts.withLock { counts -> [(event: String, count: Int)] in
-            if let index = counts.unreported.firstIndex(where: { $0.event == event }) {
-                counts.unreported[index].count += 1
-            } else {
-                counts.unreported.append((event, 1))
-            }
-            counts.unreportedTotal += 1
-            guard !counts.hasReported || counts.isFinished || counts.unreportedTotal >= Self.reportInterval else {
-                return []
-            }
-            return counts.take()
-        }
-        report(reports)
-    }
-
-    /// Reports the drops not yet reported: the sequence has ended.
-    func finish() {
-        guard diagnostics != nil else { return }
-        let reports = counts.withLock { counts in
-            counts.isFinished = true
-            return counts.take()
-        }
-        report(reports)
-    }
-
-    private func report(_ reports: [(event: String, count: Int)]) {
-        for (event, count) in reports {
-            diagnostics?(.sequenceDropped(event: event, dropped: count, policy: policy))
-        }
     }
 }

@@ -10,7 +10,7 @@
 /// }
 /// emitter.fire(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
 /// ```
-public protocol EventPayload<Catalogue>: Sendable {
+public protocol TypedPayload<Catalogue>: Sendable {
     /// The catalogue the payload's event belongs to.
     associatedtype Catalogue: EventCatalogue
 
@@ -26,7 +26,7 @@ public protocol EventPayload<Catalogue>: Sendable {
     var payloadValue: Catalogue.Payload { get }
 }
 
-extension EventPayload {
+extension TypedPayload {
     /// The payload as the catalogue's sum type, checked in debug builds to be a value of the
     /// payload's own event: every place that turns a payload struct into a value goes through it.
     ///

@@ -4,13 +4,15 @@ import Foundation
     import UIKit
 #endif
 
-/// Forwards the app's foreground and low-power notifications to a lifecycle, where the platform
-/// has them (UIKit); elsewhere it observes nothing, and the SDK calls `handle(_:)` itself.
+/// Forwards the app's foreground and low-power notifications to a lifecycle while it runs, where
+/// the platform has them (UIKit); elsewhere it observes nothing, and the SDK calls
+/// ``ConfigLifecycle/handle(_:)`` itself.
 ///
-/// The logic they trigger is in ``ConfigLifecycle/handle(_:)``, tested on every platform. Low power
-/// mode is reported as the observers are created, when it is on, which may be before the lifecycle
-/// has started: it pauses only periodic refreshes and retries once the SDK is ready, never the
-/// first fetch (`lowPowerModeReportedAsTheClientStartsDoesNotHoldReadiness`).
+/// ``ConfigLifecycle/run()`` creates them, so an SDK that runs its own lifecycle gets them too. The
+/// logic they trigger is in ``ConfigLifecycle/handle(_:)``, tested on every platform. Low power mode
+/// is reported as the observers are created, when it is on, before the first fetch: it pauses only
+/// periodic refreshes and retries once the SDK is ready, never the first fetch
+/// (`lowPowerModeReportedAsTheClientStartsDoesNotHoldReadiness`).
 final class AppLifecycleObservers: Sendable {
     private let tokens: [any NSObjectProtocol & Sendable]
 

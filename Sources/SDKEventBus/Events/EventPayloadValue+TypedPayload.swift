@@ -2,7 +2,7 @@ public import SDKEventBusCore
 
 // The built-in payload structs as the typed payloads of the built-in catalogue.
 
-extension ReadyPayload: EventPayload {
+extension ReadyPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/ready``.
     public static var event: SystemEvent { .ready }
 
@@ -18,7 +18,7 @@ extension ReadyPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .ready(self) }
 }
 
-extension ConfigUpdatedPayload: EventPayload {
+extension ConfigUpdatedPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/configUpdated``.
     public static var event: SystemEvent { .configUpdated }
 
@@ -34,7 +34,7 @@ extension ConfigUpdatedPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .configUpdated(self) }
 }
 
-extension ApiQueueReleasedPayload: EventPayload {
+extension ApiQueueReleasedPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/apiQueueReleased``.
     public static var event: SystemEvent { .apiQueueReleased }
 
@@ -50,7 +50,7 @@ extension ApiQueueReleasedPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .apiQueueReleased(self) }
 }
 
-extension BucketingPayload: EventPayload {
+extension BucketingPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/bucketing``.
     public static var event: SystemEvent { .bucketing }
 
@@ -66,7 +66,7 @@ extension BucketingPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .bucketing(self) }
 }
 
-extension ConversionPayload: EventPayload {
+extension ConversionPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/conversion``.
     public static var event: SystemEvent { .conversion }
 
@@ -82,7 +82,7 @@ extension ConversionPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .conversion(self) }
 }
 
-extension SegmentsPayload: EventPayload {
+extension SegmentsPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/segments``.
     public static var event: SystemEvent { .segments }
 
@@ -98,7 +98,7 @@ extension SegmentsPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .segments(self) }
 }
 
-extension LocationActivatedPayload: EventPayload {
+extension LocationActivatedPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/locationActivated``.
     public static var event: SystemEvent { .locationActivated }
 
@@ -114,7 +114,7 @@ extension LocationActivatedPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .locationActivated(self) }
 }
 
-extension LocationDeactivatedPayload: EventPayload {
+extension LocationDeactivatedPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/locationDeactivated``.
     public static var event: SystemEvent { .locationDeactivated }
 
@@ -130,7 +130,7 @@ extension LocationDeactivatedPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .locationDeactivated(self) }
 }
 
-extension AudiencesPayload: EventPayload {
+extension AudiencesPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/audiences``.
     public static var event: SystemEvent { .audiences }
 
@@ -146,7 +146,7 @@ extension AudiencesPayload: EventPayload {
     public var payloadValue: EventPayloadValue { .audiences(self) }
 }
 
-extension DataStoreQueueReleasedPayload: EventPayload {
+extension DataStoreQueueReleasedPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/dataStoreQueueReleased``.
     public static var event: SystemEvent { .dataStoreQueueReleased }
 

@@ -1,0 +1,76 @@
+/// The capability to fire events on one ``CatalogueBus``.
+///
+/// An SDK keeps the emitter and hands app code only the bus, so app code cannot spoof the SDK's
+/// events. Create both with ``CatalogueBus/makeBus(diagnostics:)``:
+///
+/// ```swift
+/// let (bus, emitter) = EventBus.makeBus()
+/// emitter.fire(.conversion(ConversionPayload(goalId: "g1", visitorId: "v1")))
+/// ```
+public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
+    let storage: BusStorage
+    let index: CatalogueIndex<Catalogue>
+    /// The bus this emitter fires on: the one to hand app code.
+    public let bus: CatalogueBus<Catalogue>
+
+    /// Fires `payload` to every listener of its event that is subscribed now.
+    ///
+    /// Synchronous and callable from any context — a delegate callback, a completion handler, a
+    /// `deinit` — and it never waits for callbacks: main-actor and actor listeners run later, in
+    /// fire order; immediate listeners run on this thread before `fire` returns (unless another
+    /// thread is delivering on the bus's immediate lane right now, which then delivers this fire
+    /// next). Fires from one thread keep their order; fires from different threads are ordered by
+    /// when they reach the bus. The event is the payload's own, so an event and a payload that
+    /// disagree cannot be fired. Use ``CatalogueBus/flush()`` to wait for delivery.
+    ///
+    /// - Parameter payload: The event's payload.
+    public func fire(_ payload: Catalogue.Payload) {
+        withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
+    }
+
+    /// Fires a payload struct to every listener of its event that is subscribed now.
+    ///
+    /// The same as ``fire(_:)-(Catalogue.Payload)`` with the struct's ``TypedPayload/payloadValue``.
+    /// A debug build stops when that value is another event's (a struct whose `event` and
+    /// `payloadValue` disagree), with a message that names both events.
+    ///
+    /// ```swift
+    /// emitter.fire(ConversionPayload(goalId: "g1", visitorId: "v1"))
+    /// ```
+    ///
+    /// - Parameter payload: The event's payload.
+    public func fire<Payload: TypedPayload>(_ payload: Payload) where Payload.Catalogue == Catalogue {
+        fire(payload.checkedPayloadValue)
+    }
+
+    /// Retracts the payload that `event` replays to late listeners: a listener that subscribes
+    /// afterwards receives nothing of `event` until its next fire.
+    ///
+    /// For a ``ReplayRule/sticky`` or ``ReplayRule/latestOnRequest`` event whose retained value
+    /// stopped being true — the user an SDK announced has logged out, say:
+    ///
+    /// ```swift
+    /// emitter.clearReplay(of: .ready)   // a listener added now waits for the next `.ready`
+    /// ```
+    ///
+    /// Listeners already subscribed are not told, and deliveries already queued (a fire not yet
+    /// delivered, or a replay owed to a listener that subscribed before this call) still happen.
+    /// Synchronous, callable from any context; the retained payload is destroyed before it returns,
+    /// outside the bus's lock. Does nothing for an event whose rule is ``ReplayRule/none``, or that
+    /// has nothing retained.
+    ///
+    /// - Parameter event: The event whose retained payload to forget.
+    public func clearReplay(of event: Catalogue) {
+        storage.clearReplay(of: index.position(of: event))
+    }
+
+    /// Shuts the bus down: every subscription ends, event sequences finish, and callbacks are
+    /// released; later fires and subscriptions do nothing.
+    ///
+    /// Events fired but not yet delivered are dropped; await ``CatalogueBus/flush()`` first to
+    /// deliver them. Synchronous, so it can run from a `deinit`. ``CatalogueClient/shutdown()``
+    /// calls it after flushing.
+    public func shutdown() {
+        storage.shutDown()
+    }
+}

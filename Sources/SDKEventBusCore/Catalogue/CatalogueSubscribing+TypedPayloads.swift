@@ -1,0 +1,195 @@
+extension CatalogueSubscribing {
+    // MARK: Typed payloads
+
+    /// Subscribes `callback` to the event of `payloadType`, on the main actor, handing it the
+    /// payload struct directly.
+    ///
+    /// The compiler pairs the event and the payload type, so there is no pattern matching:
+    ///
+    /// ```swift
+    /// bus.on(BucketingPayload.self) { bucketing in
+    ///     print(bucketing.visitorId, bucketing.variationId)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
+    ///     is ``ReplayRule/latestOnRequest``.
+    ///   - callback: Called on the main actor with each payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Payload: TypedPayload<Catalogue>>(
+        _ payloadType: Payload.Type,
+        delivery: Delivery<MainActor> = .mainActor,
+        replayLatest: Bool = false,
+        callback: @escaping @MainActor @Sendable (Payload) -> Void
+    ) -> EventSubscription {
+        on(Payload.event, delivery: delivery, replayLatest: replayLatest) { value in
+            if let payload = Payload(value) { callback(payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the event of `payloadType`, on the firing thread, handing it the
+    /// payload struct.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
+    ///     is ``ReplayRule/latestOnRequest``.
+    ///   - callback: Called on the firing thread with each payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Payload: TypedPayload<Catalogue>>(
+        _ payloadType: Payload.Type,
+        delivery: Delivery<Never>,
+        replayLatest: Bool = false,
+        callback: @escaping @Sendable (Payload) -> Void
+    ) -> EventSubscription {
+        on(Payload.event, delivery: delivery, replayLatest: replayLatest) { value in
+            if let payload = Payload(value) { callback(payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the event of `payloadType`, isolated to an actor, handing it the
+    /// payload struct.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
+    ///     is ``ReplayRule/latestOnRequest``.
+    ///   - callback: Called isolated to the actor with the actor and each payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Payload: TypedPayload<Catalogue>, A: Actor>(
+        _ payloadType: Payload.Type,
+        delivery: Delivery<A>,
+        replayLatest: Bool = false,
+        callback: @escaping @Sendable (isolated A, Payload) -> Void
+    ) -> EventSubscription {
+        on(Payload.event, delivery: delivery, replayLatest: replayLatest) { actor, value in
+            if let payload = Payload(value) { callback(actor, payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the next event of `payloadType` only, on the main actor, handing it
+    /// the payload struct.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with the first payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once<Payload: TypedPayload<Catalogue>>(
+        _ payloadType: Payload.Type,
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Payload) -> Void
+    ) -> EventSubscription {
+        once(Payload.event, delivery: delivery) { value in
+            if let payload = Payload(value) { callback(payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the next event of `payloadType` only, on the firing thread.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the firing thread with the first payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once<Payload: TypedPayload<Catalogue>>(
+        _ payloadType: Payload.Type,
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Payload) -> Void
+    ) -> EventSubscription {
+        once(Payload.event, delivery: delivery) { value in
+            if let payload = Payload(value) { callback(payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the next event of `payloadType` only, isolated to an actor.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor and the first payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func once<Payload: TypedPayload<Catalogue>, A: Actor>(
+        _ payloadType: Payload.Type,
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Payload) -> Void
+    ) -> EventSubscription {
+        once(Payload.event, delivery: delivery) { actor, value in
+            if let payload = Payload(value) { callback(actor, payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the event of `payloadType` for as long as `owner` lives, on the main
+    /// actor, handing it the owner and the payload struct.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - callback: Called on the main actor with the owner and each payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Payload: TypedPayload<Catalogue>, Owner: AnyObject & Sendable>(
+        _ payloadType: Payload.Type,
+        owner: Owner,
+        delivery: Delivery<MainActor> = .mainActor,
+        callback: @escaping @MainActor @Sendable (Owner, Payload) -> Void
+    ) -> EventSubscription {
+        on(Payload.event, owner: owner, delivery: delivery) { owner, value in
+            if let payload = Payload(value) { callback(owner, payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the event of `payloadType` for as long as `owner` lives, on the
+    /// firing thread.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - callback: Called on the firing thread with the owner and each payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Payload: TypedPayload<Catalogue>, Owner: AnyObject & Sendable>(
+        _ payloadType: Payload.Type,
+        owner: Owner,
+        delivery: Delivery<Never>,
+        callback: @escaping @Sendable (Owner, Payload) -> Void
+    ) -> EventSubscription {
+        on(Payload.event, owner: owner, delivery: delivery) { owner, value in
+            if let payload = Payload(value) { callback(owner, payload) }
+        }
+    }
+
+    /// Subscribes `callback` to the event of `payloadType` for as long as both `owner` and the actor
+    /// live, isolated to the actor.
+    ///
+    /// - Parameters:
+    ///   - payloadType: The payload type of the event to listen to.
+    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - callback: Called isolated to the actor with the actor, the owner and each payload.
+    /// - Returns: The subscription.
+    @discardableResult
+    public func on<Payload: TypedPayload<Catalogue>, Owner: AnyObject & Sendable, A: Actor>(
+        _ payloadType: Payload.Type,
+        owner: Owner,
+        delivery: Delivery<A>,
+        callback: @escaping @Sendable (isolated A, Owner, Payload) -> Void
+    ) -> EventSubscription {
+        on(Payload.event, owner: owner, delivery: delivery) { actor, owner, value in
+            if let payload = Payload(value) { callback(actor, owner, payload) }
+        }
+    }
+}

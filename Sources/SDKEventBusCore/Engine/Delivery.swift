@@ -1,0 +1,51 @@
+/// Where a subscription's callback runs: the main actor, the firing thread, or an actor.
+///
+/// Every bus takes it as the `delivery` parameter of `on` and `once`, and the callback's shape
+/// follows it:
+///
+/// | delivery | the callback runs | callback |
+/// | --- | --- | --- |
+/// | ``mainActor`` (the default) | on the main actor, one job per batch of fires | `@MainActor (Payload) -> Void` |
+/// | ``immediate`` | on the firing thread, before `fire` returns | `(Payload) -> Void` |
+/// | ``isolated(to:)`` | isolated to the actor, one job on it per batch of fires | `(isolated A, Payload) -> Void` |
+///
+/// ```swift
+/// bus.on(.configUpdated) { payload in render(payload) }                            // main actor
+/// bus.on(.configUpdated, delivery: .immediate) { payload in cache.apply(payload) }
+/// bus.on(.configUpdated, delivery: .isolated(to: store)) { store, payload in store.apply(payload) }
+/// ```
+///
+/// The guarantees of a bus hold within each context; contexts do not wait for each other.
+///
+/// Immediate callbacks of one bus run one at a time, in fire order: a fire made while another
+/// thread is delivering on the immediate lane is delivered by that thread next, and its own `fire`
+/// returns at once. A fire made inside an immediate callback is delivered by the same thread once
+/// the fire being delivered has reached all its immediate listeners. Keep immediate callbacks
+/// short, and never block in them on work that fires on the same bus.
+///
+/// An actor's subscriptions are bound to its lifetime: the bus holds it weakly, and they end when
+/// it is deallocated (or with `cancelAll(ownedBy:)`).
+public struct Delivery<Context>: Sendable {
+    let lane: LaneSelector
+}
+
+extension Delivery where Context == MainActor {
+    /// On the main actor: one main-actor job delivers a whole batch of fires. The default.
+    public static var mainActor: Delivery<MainActor> { Delivery(lane: .mainActor) }
+}
+
+extension Delivery where Context == Never {
+    /// On the firing thread, before `fire` returns: for an SDK's own components that must observe
+    /// events synchronously. (`Never`: the callback is isolated to no actor.)
+    public static var immediate: Delivery<Never> { Delivery(lane: .immediate) }
+}
+
+extension Delivery where Context: Actor {
+    /// Isolated to `actor`, which the callback receives: it reads and changes the actor's state
+    /// synchronously, one job on the actor per batch of fires, never through the main actor.
+    ///
+    /// - Parameter actor: The actor; the bus holds it weakly and ends its subscriptions when it is
+    ///   deallocated.
+    /// - Returns: The delivery.
+    public static func isolated(to actor: Context) -> Delivery<Context> { Delivery(lane: .actor(actor)) }
+}
