@@ -3,9 +3,9 @@
 
 Usage: Scripts/budgets.py [--check] [--markdown]
 
-- API entries are counted from the swift-api-digester dump of each library module: every type,
-  function, initializer, property, subscript, enum case, typealias and associated type, at any
-  depth (accessors and conformances are not entries).
+- API entries are counted from the swift-api-digester dump of each library module: every public
+  type, function, initializer, property, subscript, enum case, typealias and associated type, at
+  any depth (accessors, conformances and `package` declarations are not entries).
 - Machine code is the text size (Berkeley `size`: code, read-only data and unwind tables) of the
   module's objects in a release build optimized for size (`-Osize`), on this machine's platform.
 
@@ -56,9 +56,10 @@ def library_modules():
 
 
 def count_entries(node):
+    """Public entries under `node`; `package` declarations (marked `isInternal`) are not API."""
     count = 0
     for child in node.get("children", []):
-        if child.get("kind") in ENTRY_KINDS and child.get("declKind") != "Accessor":
+        if child.get("kind") in ENTRY_KINDS and child.get("declKind") != "Accessor" and not child.get("isInternal"):
             count += 1 + count_entries(child)
     return count
 

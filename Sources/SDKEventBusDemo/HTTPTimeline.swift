@@ -45,8 +45,7 @@ func playHTTPTimeline() async throws {
     defer { try? FileManager.default.removeItem(at: cacheDirectory) }
     let cache = JSONFileConfigCache<ProjectConfig>(directory: cacheDirectory)
     let service = HTTPConfigFetchService<ProjectConfig>(
-        .init(url: server.url(path: "/config/demo-key.json"), headers: ["Authorization": "Bearer demo-key"])
-    )
+        url: server.url(path: "/config/demo-key.json"), headers: ["Authorization": "Bearer demo-key"])
     timeline.log("cdn", "serving on \(server.url(path: "/config/demo-key.json"))")
     timeline.log("sdk", "SDKClient created with HTTPConfigFetchService<ProjectConfig> and a file cache")
     let sdk = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)

@@ -9,17 +9,17 @@ public import Foundation
 ///
 /// ```swift
 /// actor KeyValueConfigCache: ConfigCache {
-///     private var stored: (config: ProjectConfig, saved: Date)?
+///     private var stored: (body: Data, saved: Date)?
 ///
-///     func load() throws(ConfigCacheError) -> ProjectConfig? { stored?.config }
-///     func save(_ config: ProjectConfig) throws(ConfigCacheError) { stored = (config, Date()) }
-///     func clear() throws(ConfigCacheError) { stored = nil }
+///     func load() throws -> FlagSet? { try stored.map { try FlagSet.decode(from: $0.body) } }
+///     func save(_ config: FlagSet, body: Data) { stored = (body, Date()) }
+///     func clear() { stored = nil }
 ///     var lastSaved: Date? { stored?.saved }
 /// }
 /// ```
 ///
 /// The lifecycle calls it from its own task: ``load()`` (then ``lastSaved``) once at start,
-/// ``save(_:)`` after each new configuration, and ``clear()`` when ``load()`` found a corrupt
+/// ``save(_:body:)`` after each new configuration, and ``clear()`` when ``load()`` found a corrupt
 /// configuration, so that the next start does not read it again. A call still running when the
 /// lifecycle stops is abandoned: its task is cancelled and its result ignored.
 public protocol ConfigCache<Config>: Sendable {
@@ -29,29 +29,32 @@ public protocol ConfigCache<Config>: Sendable {
     /// Reads the cached configuration.
     ///
     /// - Returns: The cached configuration, or `nil` when there is none yet.
-    /// - Throws: ``ConfigCacheError`` when a cache exists but cannot be read
-    ///   (``ConfigCacheError/Code/unreadable``: the lifecycle ignores it and leaves it in place, as
-    ///   the failure may pass) or is not a valid configuration (``ConfigCacheError/Code/corrupt``:
-    ///   the lifecycle ignores it and calls ``clear()``); either way it reports why.
-    func load() async throws(ConfigCacheError) -> Config?
+    /// - Throws: A ``ConfigDecodingError`` when what the cache holds is not a valid configuration:
+    ///   the lifecycle ignores it and calls ``clear()``. Any other error when the cache cannot be
+    ///   read: the lifecycle ignores it and leaves it in place, as the failure may pass. Either way
+    ///   it reports the error.
+    func load() async throws -> Config?
 
     /// Replaces the cached configuration.
     ///
-    /// - Parameter config: A configuration that decoded and is now in effect.
-    /// - Throws: ``ConfigCacheError`` when it cannot be written; the lifecycle reports it and goes on.
-    func save(_ config: Config) async throws(ConfigCacheError)
+    /// - Parameters:
+    ///   - config: A configuration that decoded and is now in effect.
+    ///   - body: Bytes that `Config.decode(from:)` reads back as `config`: the body as served when
+    ///     the fetch service passes it on (``ConfigFetching/fetchLiveConfigWithBody()``), otherwise
+    ///     ``RemoteConfiguration/encodedForCache()``'s. Keep them, or keep `config` your own way.
+    /// - Throws: When it cannot be written; the lifecycle reports it and goes on.
+    func save(_ config: Config, body: Data) async throws
 
     /// Removes the cached configuration, so that the next ``load()`` finds none.
     ///
-    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unwritable`` when it cannot
-    ///   be removed; the lifecycle reports it and goes on.
-    func clear() async throws(ConfigCacheError)
+    /// - Throws: When it cannot be removed; the lifecycle reports it and goes on.
+    func clear() async throws
 
     /// When the cached configuration was saved, for ``Readiness/configAge``; `nil` when unknown.
     var lastSaved: Date? { get async }
 }
 
 extension ConfigCache {
-    /// Unknown, unless the cache keeps it.
+    /// Unknown: a cache that keeps no date.
     public var lastSaved: Date? { nil }
 }

@@ -3,10 +3,10 @@ public import Foundation
 /// Keeps the last good configuration in a file, written atomically, in a directory the caller
 /// chooses (an app's caches or application-support directory, say).
 ///
-/// The file is written with ``RemoteConfiguration/encodedForCache()`` and read back through
-/// ``RemoteConfiguration/decode(from:)``, so a truncated or tampered file is rejected like a
-/// malformed body, never half-applied; the lifecycle then deletes it with ``clear()``. The file's
-/// modification date is ``lastSaved``.
+/// The file holds the body the lifecycle hands to ``save(_:body:)`` (the body as served, when the
+/// fetch service passes it on) and is read back through ``RemoteConfiguration/decode(from:)``, so
+/// a truncated or tampered file is rejected like a malformed body, never half-applied; the
+/// lifecycle then deletes it with ``clear()``. The file's modification date is ``lastSaved``.
 ///
 /// Its methods are synchronous (a file of a few kilobytes), and satisfy the `async` requirements of
 /// ``ConfigCache``.
@@ -34,48 +34,34 @@ public struct JSONFileConfigCache<Config: RemoteConfiguration>: ConfigCache {
     /// The file is read and decoded on the calling task; the lifecycle calls it from its own.
     ///
     /// - Returns: The configuration, or `nil` when no file exists yet.
-    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unreadable`` or
-    ///   ``ConfigCacheError/Code/corrupt``.
-    public func load() throws(ConfigCacheError) -> Config? {
+    /// - Throws: ``ConfigDecodingError`` when the file is not a valid configuration; the file
+    ///   system's error when it cannot be read.
+    public func load() throws -> Config? {
         guard FileManager.default.fileExists(atPath: fileURL.path) else { return nil }
-        let data: Data
-        do {
-            data = try Data(contentsOf: fileURL)
-        } catch {
-            throw ConfigCacheError(code: .unreadable, location: fileURL.path, underlying: error)
-        }
-        do {
-            return try Config.decode(from: data)
-        } catch {
-            throw ConfigCacheError(code: .corrupt, location: fileURL.path, decodingError: error)
-        }
+        return try Config.decode(from: try Data(contentsOf: fileURL))
     }
 
     /// Replaces the cached configuration, atomically: a crash mid-write leaves the previous file.
     ///
-    /// - Parameter config: The configuration to keep.
-    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unwritable``.
-    public func save(_ config: Config) throws(ConfigCacheError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: fileURL.deletingLastPathComponent(),
-                withIntermediateDirectories: true
-            )
-            try config.encodedForCache().write(to: fileURL, options: .atomic)
-        } catch {
-            throw ConfigCacheError(code: .unwritable, location: fileURL.path, underlying: error)
-        }
+    /// - Parameters:
+    ///   - config: The configuration to keep.
+    ///   - body: The bytes written to the file, which `Config.decode(from:)` reads back.
+    /// - Throws: The file system's error when the file cannot be written.
+    public func save(_ config: Config, body: Data) throws {
+        try FileManager.default.createDirectory(
+            at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try body.write(to: fileURL, options: .atomic)
     }
 
     /// Deletes the file; does nothing when there is none.
     ///
-    /// - Throws: ``ConfigCacheError`` with code ``ConfigCacheError/Code/unwritable``.
-    public func clear() throws(ConfigCacheError) {
+    /// - Throws: The file system's error when the file exists and cannot be deleted.
+    public func clear() throws {
         do {
             try FileManager.default.removeItem(at: fileURL)
         } catch {
             guard FileManager.default.fileExists(atPath: fileURL.path) else { return }
-            throw ConfigCacheError(code: .unwritable, location: fileURL.path, underlying: error)
+            throw error
         }
     }
 

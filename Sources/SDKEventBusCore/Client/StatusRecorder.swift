@@ -42,7 +42,7 @@ final class StatusRecorder: Sendable {
         }
     }
 
-    func cacheFailed(_ error: ConfigCacheError) {
+    func cacheFailed(_ error: any Error) {
         state.withLock { $0.lastFetchError = error }
     }
 

@@ -3,17 +3,24 @@ public import Foundation
 /// A configuration an SDK fetches, stores, caches and compares: the `Config` of a
 /// ``LifecycleCatalogue``.
 ///
-/// A `Codable` type only declares the conformance: bodies are then decoded strictly (see
-/// ``decode(from:)``) and cached as JSON.
+/// A `Decodable` type only declares the conformance: bodies are then decoded strictly (see
+/// ``decode(from:)``).
 ///
 /// ```swift
-/// struct FlagSet: RemoteConfiguration, Codable {
+/// struct FlagSet: RemoteConfiguration, Codable, Equatable {
 ///     var flags: [String: Flag]
 /// }
 /// ```
 ///
-/// Change detection uses `==`: a configuration equal to the current one fires nothing.
-public protocol RemoteConfiguration: Sendable, Equatable {
+/// The rest is optional, and each adds something:
+///
+/// - `Equatable`: a refresh that brings a configuration equal to the current one fires nothing
+///   (``isSameConfiguration(as:)``). Without it, only a body identical to the last one counts as
+///   unchanged.
+/// - `Encodable`: the cache can keep a configuration whose body the fetch service did not pass on
+///   (``encodedForCache()``). The HTTP service passes every body on, and the cache keeps it
+///   verbatim, so a configuration fetched over HTTP needs no encoding.
+public protocol RemoteConfiguration: Sendable {
     /// Decodes a body as served, rejecting anything malformed with an error that says what is wrong
     /// and where.
     ///
@@ -29,8 +36,15 @@ public protocol RemoteConfiguration: Sendable, Equatable {
     /// Encodes the configuration for a cache, in a form ``decode(from:)`` reads back.
     ///
     /// - Returns: The bytes to store.
-    /// - Throws: An `EncodingError` when the configuration cannot be encoded.
+    /// - Throws: An `EncodingError` when the configuration cannot be encoded (or, for a type that is
+    ///   not `Encodable`, because it has no encoding).
     func encodedForCache() throws -> Data
+
+    /// Whether this configuration says the same as `other`, so that applying it changes nothing.
+    ///
+    /// - Parameter other: The configuration in effect.
+    /// - Returns: `==` for an `Equatable` configuration; `false` otherwise.
+    func isSameConfiguration(as other: Self) -> Bool
 
     /// How deep objects and arrays may nest in a body; 128 unless the type says otherwise.
     static var maximumNestingDepth: Int { get }
@@ -40,6 +54,23 @@ extension RemoteConfiguration {
     /// 128 levels: real configurations nest about ten (rules within rules); free-form JSON values
     /// need the margin.
     public static var maximumNestingDepth: Int { 128 }
+
+    /// No encoding: a configuration that is not `Encodable` is cached only from the body as served.
+    ///
+    /// - Throws: `EncodingError.invalidValue`, always.
+    public func encodedForCache() throws -> Data {
+        throw EncodingError.invalidValue(
+            self,
+            .init(
+                codingPath: [], debugDescription: "\(Self.self) is not Encodable: only a body as served can be cached"))
+    }
+
+    /// Never the same: without `Equatable` every configuration counts as a change, unless its body
+    /// is identical to the last one.
+    ///
+    /// - Parameter other: The configuration in effect.
+    /// - Returns: `false`.
+    public func isSameConfiguration(as other: Self) -> Bool { false }
 
     /// Decodes a body off the caller's actor: the entry point for async code, so that validating
     /// and decoding a large body never blocks the main actor.
@@ -73,6 +104,14 @@ extension RemoteConfiguration where Self: Decodable {
             throw ConfigDecodingError(decoding: Self.self, from: body, failedWith: error)
         }
     }
+}
+
+extension RemoteConfiguration where Self: Equatable {
+    /// Whether the two are equal (`==`).
+    ///
+    /// - Parameter other: The configuration in effect.
+    /// - Returns: `self == other`.
+    public func isSameConfiguration(as other: Self) -> Bool { self == other }
 }
 
 extension RemoteConfiguration where Self: Encodable {

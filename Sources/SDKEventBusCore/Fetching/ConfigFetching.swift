@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Fetches an SDK's live configuration: the seam between the SDK's lifecycle and the network.
 ///
 /// The lifecycle calls ``fetchLiveConfig()`` when it starts, on every refresh, and after a failure,
@@ -7,9 +9,9 @@
 ///
 /// ```swift
 /// struct CDNFetchService: ConfigFetching {
-///     func fetchLiveConfig() async throws -> ProjectConfig {
-///         let body = try await myHTTPClient.get(configURL)
-///         return try await ProjectConfig.decoded(from: body)
+///     func fetchLiveConfig() async throws -> FlagSet {
+///         let body = try await myHTTPClient.get(flagsURL)
+///         return try await FlagSet.decoded(from: body)
 ///     }
 /// }
 /// ```
@@ -31,4 +33,25 @@ public protocol ConfigFetching<Config>: Sendable {
     ///   Both are retried with backoff (errors adopting ``FetchRetryAdvice`` steer that); the SDK
     ///   keeps its last good configuration meanwhile.
     func fetchLiveConfig() async throws -> Config
+
+    /// Fetches and decodes the current configuration, and passes on the body it was decoded from,
+    /// so that the cache keeps it verbatim.
+    ///
+    /// The lifecycle calls this one. Implement it when the body is at hand (the HTTP service does);
+    /// the default calls ``fetchLiveConfig()`` and passes no body, and the cache then keeps
+    /// ``RemoteConfiguration/encodedForCache()``'s bytes.
+    ///
+    /// - Returns: The configuration, and the body as served (or `nil`).
+    /// - Throws: As ``fetchLiveConfig()``.
+    func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?)
+}
+
+extension ConfigFetching {
+    /// The configuration from ``fetchLiveConfig()``, without its body.
+    ///
+    /// - Returns: The configuration, and no body.
+    /// - Throws: As ``fetchLiveConfig()``.
+    public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
+        (try await fetchLiveConfig(), nil)
+    }
 }

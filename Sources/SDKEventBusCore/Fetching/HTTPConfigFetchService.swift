@@ -7,7 +7,7 @@ public import Foundation
 /// Fetches a configuration over HTTP with `URLSession`: the real service an SDK ships, for any
 /// configuration type.
 ///
-/// It sends the configured headers (an API key, say), honours a request timeout, and uses
+/// It sends the given headers (an API key, say), honours a request timeout, and uses
 /// `ETag`/`If-None-Match`, so that an unchanged configuration costs a 304 and fires no event. A
 /// body is decoded with ``RemoteConfiguration/decode(from:)``, like the scripted service's, off the
 /// caller's actor, and failures are typed: ``ConfigFetchError`` for the transport, HTTP statuses
@@ -15,72 +15,53 @@ public import Foundation
 /// malformed bodies.
 ///
 /// ```swift
-/// let service = HTTPConfigFetchService<ProjectConfig>(.init(
+/// let service = HTTPConfigFetchService<ProjectConfig>(
 ///     url: URL(string: "https://cdn.example.com/config/\(key).json")!,
 ///     headers: ["Authorization": "Bearer \(key)"]
-/// ))
+/// )
 /// let sdk = SDKClient(fetchService: service)
 ///
-/// let flags = HTTPConfigFetchService<FlagSet>(.init(url: flagsURL))   // any configuration type
+/// let flags = HTTPConfigFetchService<FlagSet>(url: flagsURL)   // any configuration type
 /// ```
 public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFetching {
-    /// Where and how to fetch.
-    public struct Configuration: Sendable {
-        /// The configuration's URL.
-        public var url: URL
-        /// Headers sent with every request, for example `Authorization`.
-        public var headers: [String: String]
-        /// How long a request may take, in all, before it fails with a transport error.
-        ///
-        /// The service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout
-        /// only counts idle time on Apple platforms, and whole seconds on Linux).
-        public var timeout: Duration
-        /// The largest body accepted, in bytes; a larger one fails with
-        /// ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded.
-        ///
-        /// `URLSession` hands the body over whole, so the limit bounds what the SDK decodes and
-        /// keeps, not the transfer itself; keep the request timeout short enough to bound that.
-        public var maximumBodySize: Int
-
-        /// Creates a configuration.
-        ///
-        /// - Parameters:
-        ///   - url: The configuration's URL.
-        ///   - headers: Headers sent with every request.
-        ///   - timeout: How long a request may take.
-        ///   - maximumBodySize: The largest body accepted, in bytes.
-        public init(
-            url: URL,
-            headers: [String: String] = [:],
-            timeout: Duration = .seconds(10),
-            maximumBodySize: Int = 10 * 1024 * 1024
-        ) {
-            self.url = url
-            self.headers = headers
-            self.timeout = timeout
-            self.maximumBodySize = maximumBodySize
-        }
-    }
-
-    /// The last configuration decoded and the `ETag` it came with.
+    /// The last configuration decoded, the body it came from and its `ETag`.
     private struct Validator {
         var etag: String
         var config: Config
+        var body: Data
     }
 
-    /// The service's configuration.
-    public let configuration: Configuration
+    private let url: URL
+    private let headers: [String: String]
+    private let timeout: Duration
+    private let maximumBodySize: Int
     private let session: URLSession
     private let validator = LockedValue<Validator?>(nil)
 
     /// Creates a service.
     ///
     /// - Parameters:
-    ///   - configuration: Where and how to fetch.
+    ///   - url: The configuration's URL.
+    ///   - headers: Headers sent with every request, for example `Authorization`.
+    ///   - timeout: How long a request may take, in all, before it fails with a transport error. The
+    ///     service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout only
+    ///     counts idle time on Apple platforms, and whole seconds on Linux).
+    ///   - maximumBodySize: The largest body accepted, in bytes; a larger one fails with
+    ///     ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded. `URLSession` hands the body
+    ///     over whole, so the limit bounds what the SDK decodes and keeps, not the transfer itself.
     ///   - session: The session to use, for example one whose delegate pins certificates; by
     ///     default an ephemeral one, so that a local HTTP cache never answers for the server.
-    public init(_ configuration: Configuration, session: URLSession = URLSession(configuration: .ephemeral)) {
-        self.configuration = configuration
+    public init(
+        url: URL,
+        headers: [String: String] = [:],
+        timeout: Duration = .seconds(10),
+        maximumBodySize: Int = 10 * 1024 * 1024,
+        session: URLSession = URLSession(configuration: .ephemeral)
+    ) {
+        self.url = url
+        self.headers = headers
+        self.timeout = timeout
+        self.maximumBodySize = maximumBodySize
         self.session = session
     }
 
@@ -94,20 +75,30 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     ///
     /// - Returns: The configuration served.
     /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
-    @concurrent
     public func fetchLiveConfig() async throws -> Config {
-        var request = URLRequest(url: configuration.url)
+        try await fetchLiveConfigWithBody().config
+    }
+
+    /// Fetches the configuration as ``fetchLiveConfig()`` does, and passes on the body it was
+    /// decoded from (for a 304, the body of the configuration it returns), which the cache keeps
+    /// verbatim.
+    ///
+    /// - Returns: The configuration served, and its body.
+    /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
+    @concurrent
+    public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
+        var request = URLRequest(url: url)
         request.httpMethod = "GET"
-        request.timeoutInterval = Self.timeoutInterval(configuration.timeout)
+        request.timeoutInterval = Self.timeoutInterval(timeout)
         request.cachePolicy = .reloadIgnoringLocalCacheData
-        for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let previous = validator.withLock { $0 }
         if let previous { request.setValue(previous.etag, forHTTPHeaderField: "If-None-Match") }
 
         let body: Data
         let response: URLResponse
         do {
-            (body, response) = try await HTTPTransfer.run(request, on: session, timeout: configuration.timeout)
+            (body, response) = try await HTTPTransfer.run(request, on: session, timeout: timeout)
         } catch let error as ConfigFetchError {
             throw error
         } catch {
@@ -126,9 +117,9 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
                     reason: "the server answered 304 Not Modified to a request without If-None-Match"
                 )
             }
-            return previous.config
+            return (previous.config, previous.body)
         case 200..<300:
-            let limit = configuration.maximumBodySize
+            let limit = maximumBodySize
             guard body.count <= limit, http.expectedContentLength <= Int64(limit) else {
                 throw ConfigFetchError(
                     code: .bodyTooLarge,
@@ -139,9 +130,11 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
             }
             let config = try Config.decode(from: body)
             validator.withLock { validator in
-                validator = http.value(forHTTPHeaderField: "ETag").map { Validator(etag: $0, config: config) }
+                validator = http.value(forHTTPHeaderField: "ETag").map {
+                    Validator(etag: $0, config: config, body: body)
+                }
             }
-            return config
+            return (config, body)
         default:
             throw ConfigFetchError(
                 code: .httpStatus,

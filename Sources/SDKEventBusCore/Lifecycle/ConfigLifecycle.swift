@@ -215,6 +215,10 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     private func loop<C: Clock>(clock: C) async where C.Duration == Duration {
         var cached = await applyStartingConfigs()
+        // The bodies of the configuration last applied and last cached, when the service passes
+        // them on: an identical body is unchanged, and is not written again.
+        var appliedBody: Data?
+        var cachedBody: Data?
         var failures = 0
         var nextFetch: C.Instant? = clock.now
         var hasFetched = false
@@ -234,14 +238,26 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 return
             }
             switch result {
-            case .success(let config):
-                let change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
-                    self.status.fetchSucceeded()
-                    self.status.applied(change, from: .live)
-                    self.report(.configApplied(change))
+            case .success(let (config, body)):
+                let change: ConfigChange
+                if let body, body == appliedBody, store.config != nil {
+                    // The body as last applied: nothing can have changed, Equatable or not.
+                    change = .unchanged
+                    status.fetchSucceeded()
+                    status.applied(change, from: .live)
+                    report(.configApplied(change))
+                } else {
+                    change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
+                        self.status.fetchSucceeded()
+                        self.status.applied(change, from: .live)
+                        self.report(.configApplied(change))
+                    }
                 }
-                if change != .ignored, config != cached {
-                    cached = await save(config) ? config : cached
+                if change != .ignored { appliedBody = body }
+                let isCached =
+                    (body != nil && body == cachedBody) || (cached.map { config.isSameConfiguration(as: $0) } ?? false)
+                if change != .ignored, !isCached, await save(config, body: body) {
+                    (cached, cachedBody) = (config, body)
                 }
                 failures = 0
                 finishFetch(.success(change), succeeded: true)
@@ -310,11 +326,11 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Runs one fetch; abandons it (and returns `CancellationError`) when the task is cancelled,
     /// whether the fetch honours cancellation or not.
-    private func fetch() async -> Result<Config, any Error> {
+    private func fetch() async -> Result<(Config, Data?), any Error> {
         let service = self.service
-        let ending = await FirstResult.run { () async -> Result<Config, any Error> in
+        let ending = await FirstResult.run { () async -> Result<(Config, Data?), any Error> in
             do {
-                return .success(try await service.fetchLiveConfig())
+                return .success(try await service.fetchLiveConfigWithBody())
             } catch {
                 return .failure(error)
             }
@@ -345,8 +361,8 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             }
         }
         guard let cache = configuration.cache else { return nil }
-        let loaded = await FirstResult.run { () async -> Result<(Config, Date?)?, ConfigCacheError> in
-            do throws(ConfigCacheError) {
+        let loaded = await FirstResult.run { () async -> Result<(Config, Date?)?, any Error> in
+            do {
                 guard let config = try await cache.load() else { return .success(nil) }
                 return .success((config, await cache.lastSaved))
             } catch {
@@ -370,15 +386,17 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         case .finished(.failure(let error)):
             status.cacheFailed(error)
             report(.cacheRejected(error))
-            if error.code == .corrupt { await clearCorruptCache(cache) }
+            // Not a valid configuration: it would be rejected again at every start. Unreadable: the
+            // failure may pass (a protected file while the device is locked), so it stays.
+            if error is ConfigDecodingError { await clearCorruptCache(cache) }
             return nil
         }
     }
 
     /// Deletes a cache that holds something that is not a valid configuration, and says so.
     private func clearCorruptCache(_ cache: any ConfigCache<Config>) async {
-        let cleared = await FirstResult.run { () async -> ConfigCacheError? in
-            do throws(ConfigCacheError) {
+        let cleared = await FirstResult.run { () async -> (any Error)? in
+            do {
                 try await cache.clear()
                 return nil
             } catch {
@@ -392,14 +410,22 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         }
     }
 
-    /// Writes a new configuration to the cache, if there is one.
+    /// Writes a new configuration to the cache, if there is one: the body as served when the
+    /// service passed it on, else the configuration's own encoding.
     ///
     /// - Returns: Whether the cache now holds `config`.
-    private func save(_ config: Config) async -> Bool {
+    private func save(_ config: Config, body served: Data?) async -> Bool {
         guard let cache = configuration.cache else { return false }
-        let saved = await FirstResult.run { () async -> ConfigCacheError? in
-            do throws(ConfigCacheError) {
-                try await cache.save(config)
+        let body: Data
+        do {
+            body = try served ?? config.encodedForCache()
+        } catch {
+            report(.cacheWriteFailed(error))
+            return false
+        }
+        let saved = await FirstResult.run { () async -> (any Error)? in
+            do {
+                try await cache.save(config, body: body)
                 return nil
             } catch {
                 return error

@@ -21,16 +21,16 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
     case cacheLoaded(ConfigChange)
-    /// The cache could not be read or is corrupt; it was ignored. A corrupt one is then deleted
-    /// (``cacheCleared``).
-    case cacheRejected(ConfigCacheError)
+    /// The cache could not be read, or holds no valid configuration (a ``ConfigDecodingError``); it
+    /// was ignored. An invalid one is then deleted (``cacheCleared``).
+    case cacheRejected(any Error)
     /// The corrupt cache ``cacheRejected(_:)`` reported was deleted with ``ConfigCache/clear()``.
     case cacheCleared
     /// A new configuration was written to the cache, after ``configApplied(_:)`` reported it.
     case cacheSaved
     /// A new configuration could not be written to the cache, or a corrupt one deleted; the
     /// configuration in effect stays.
-    case cacheWriteFailed(ConfigCacheError)
+    case cacheWriteFailed(any Error)
     /// The next refresh is due in the given duration.
     case refreshScheduled(in: Duration)
     /// The readiness policy made the SDK ready without a configuration.

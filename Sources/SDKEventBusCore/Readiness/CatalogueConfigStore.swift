@@ -158,7 +158,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             defer { state.config = newConfig }
             return state.config
         }
-        guard previous != newConfig else { return .unchanged }
+        if let previous, newConfig.isSameConfiguration(as: previous) { return .unchanged }
         willAnnounce(.updated)
         if let payload = Catalogue.configUpdatedPayload(
             ConfigUpdate(previous: previous, current: newConfig, source: source))

@@ -59,7 +59,7 @@ import Testing
         try await clock.waitForSleepers(2)  // the fetch's 10 s and the caller's 2 s
         clock.advance(by: .seconds(2))
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
-        #expect(error?.code == .timedOut)
+        #expect(error == .timedOut(after: .seconds(2)))
         #expect(client.status.isReady == false, "the lifecycle keeps going")
         clock.advance(by: .seconds(8))
         #expect(try await client.ready().source == .live)
@@ -89,7 +89,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("FlagClientCache-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = JSONFileConfigCache<FlagSet>(directory: directory)
-        try cache.save(FlagFixtures.flagSet)
+        try cache.save(FlagFixtures.flagSet, body: FlagFixtures.flagSet.encodedForCache())
         let service = harness.service([.delayed(.seconds(1), .body(FlagFixtures.secondVersionData))])
         let (client, _, events) = harness.client(service, configuration: harness.configuration(cache: cache))
         #expect(try await client.ready().source == .cache)
@@ -191,12 +191,12 @@ import Testing
         await client.shutdown()
         for waiter in waiters {
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }
-            #expect(error?.code == .shutDown)
+            #expect(error == .shutDown)
         }
         let later = await #expect(throws: ReadinessError.self) { try await client.ready() }
-        #expect(later?.code == .shutDown)
+        #expect(later == .shutDown)
         let timed = await #expect(throws: ReadinessError.self) { try await client.ready(timeout: .seconds(1)) }
-        #expect(timed?.code == .shutDown)
+        #expect(timed == .shutDown)
         #expect(harness.steps.steps.last?.isStopped == true)
     }
 

@@ -71,11 +71,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = JSONFileConfigCache<FlagSet>(directory: directory)
         #expect(try cache.load() == nil)
-        try cache.save(FlagFixtures.flagSet)
+        try cache.save(FlagFixtures.flagSet, body: FlagFixtures.flagSet.encodedForCache())
         #expect(try cache.load() == FlagFixtures.flagSet)
         #expect(cache.lastSaved != nil)
         try Data(FlagFixtures.text.utf8.prefix(100)).write(to: cache.fileURL)
-        let error = #expect(throws: ConfigCacheError.self) { try cache.load() }
-        #expect(error?.code == .corrupt)
+        let error = #expect(throws: ConfigDecodingError.self) { try cache.load() }
+        #expect(error?.code == .invalidSyntax)
     }
 }

@@ -8,7 +8,7 @@ import SDKEventBusCore
 /// ```json
 /// {"flags": {"myBoolFlag": {"state": "ENABLED", "variants": {"on": true, "off": false}, "defaultVariant": "on"}}}
 /// ```
-struct FlagSet: RemoteConfiguration, Codable {
+struct FlagSet: RemoteConfiguration, Codable, Equatable {
     /// The JSON schema the body names, if any.
     var schema: String?
     /// The flags, by key.

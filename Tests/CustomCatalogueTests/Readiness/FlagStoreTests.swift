@@ -127,8 +127,7 @@ import Testing
         let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
         #expect(try await clock.advanceToNextDeadline() == .seconds(5))
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
-        #expect(error?.code == .timedOut)
-        #expect(error?.timeout == .seconds(5))
+        #expect(error == .timedOut(after: .seconds(5)))
         #expect(store.isReady == false)
         #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
 
@@ -155,7 +154,7 @@ import Testing
         store.shutdown()
         for waiter in waiters {
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }
-            #expect(error?.code == .shutDown)
+            #expect(error == .shutDown)
         }
         #expect(store.waiterCount == 0)
     }
@@ -163,7 +162,7 @@ import Testing
     @Test func waitAfterShutdownFailsAtOnceAndFlagSetsAreIgnored() async {
         store.shutdown()
         let error = await #expect(throws: ReadinessError.self) { try await store.waitForReady() }
-        #expect(error?.code == .shutDown)
+        #expect(error == .shutDown)
         #expect(await store.setConfig(FlagFixtures.flagSet) == .ignored)
         #expect(store.config == nil)
         #expect(recorder.payloads.isEmpty)

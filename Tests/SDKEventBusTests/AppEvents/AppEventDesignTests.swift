@@ -2,8 +2,8 @@ import Foundation
 import SDKEventBus
 import Testing
 
-/// The four app-level event buses teams write, each used in its own words on ``AppEventBus``,
-/// ``EventChannel`` and ``AppEventBusContainer``: public API only.
+/// The four app-level event buses teams write, each used in its own words on ``AppEventBus`` and
+/// ``AppEventBusContainer``: public API only.
 @Suite struct AppEventDesignTests {
     // MARK: 1. A lock-guarded bus of app-defined event types
 
@@ -40,7 +40,13 @@ import Testing
         await appBus.publishAndWait(UserDidLogin(userID: "43"))
     }
 
-    // MARK: 2. A per-event channel
+    // MARK: 2. A per-event channel: one event type per signal, `Void` ones included
+
+    struct DidRefresh: AppEvent {}
+
+    struct Progress: AppEvent {
+        let value: Int
+    }
 
     @MainActor final class Badge: Sendable {
         @MainActor var cleared = 0
@@ -53,28 +59,28 @@ import Testing
 
     @MainActor
     @Test func voidEventFiredAndAwaitedHasRunEveryHandlerInEveryContext() async {
-        let didRefresh = EventChannel<Void>()
+        let bus = AppEventBus()
         let badge = Badge()
         let archive = Archive()
         let immediateCalls = Counter()
-        didRefresh.on(owner: badge) { badge, _ in badge.cleared += 1 }
-        didRefresh.on(delivery: .isolated(to: archive)) { archive, _ in archive.count() }
-        didRefresh.on(delivery: .immediate) { _ in immediateCalls.increment() }
+        bus.on(DidRefresh.self, owner: badge) { badge, _ in badge.cleared += 1 }
+        bus.on(DidRefresh.self, delivery: .isolated(to: archive)) { archive, _ in archive.count() }
+        bus.on(DidRefresh.self, delivery: .immediate) { _ in immediateCalls.increment() }
 
-        await didRefresh.publishAndWait()
+        await bus.publishAndWait(DidRefresh())
 
         #expect(badge.cleared == 1)
         #expect(await archive.refreshes == 1)
         #expect(immediateCalls.count == 1)
-        #expect(didRefresh.listenerCount == 3)
+        #expect(bus.listenerCount(for: DidRefresh.self) == 3)
     }
 
-    @Test func eachChannelSubscriberReceivesValuesStrictlyInOrderThroughItsOwnStream() async {
-        let progress = EventChannel<Int>()
-        let first = progress.events(bufferingPolicy: .unbounded)
-        let second = progress.events(bufferingPolicy: .unbounded)
-        for value in 0..<500 { progress.publish(value) }
-        progress.cancelAll()
+    @Test func eachSignalSubscriberReceivesValuesStrictlyInOrderThroughItsOwnStream() async {
+        let bus = AppEventBus()
+        let first = bus.events(of: Progress.self, bufferingPolicy: .unbounded).map(\.value)
+        let second = bus.events(of: Progress.self, bufferingPolicy: .unbounded).map(\.value)
+        for value in 0..<500 { bus.publish(Progress(value: value)) }
+        bus.cancelAll()
 
         var firstValues: [Int] = []
         for await value in first { firstValues.append(value) }

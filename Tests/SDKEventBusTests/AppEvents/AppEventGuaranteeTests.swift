@@ -2,7 +2,7 @@ import Foundation
 import SDKEventBus
 import Testing
 
-/// Every guarantee of the catalogue bus, pinned on the app-event bus and the event channel. (The
+/// Every guarantee of the catalogue bus, pinned on the app-event bus. (The
 /// model-checked workout in `BusModelTests` drives the app bus as well.)
 @Suite(.timeLimit(.minutes(2))) struct AppEventGuaranteeTests {
     struct Tick: AppEvent {
@@ -149,15 +149,14 @@ import Testing
 
     @Test func endedSubscriptionsReleaseTheirHandlerAtOnceWithoutAnotherPublish() async {
         let bus = AppEventBus()
-        let channel = EventChannel<Int>()
         var captured: Canary? = Canary()
         weak let watched = captured
         let token = bus.on(Tick.self) { [captured] _ in _ = captured }
-        let channelToken = channel.on(delivery: .immediate) { [captured] _ in _ = captured }
+        let immediate = bus.on(Tock.self, delivery: .immediate) { [captured] _ in _ = captured }
         captured = nil
         #expect(watched != nil)
         token.cancel()
-        await channel.off(channelToken)
+        await bus.off(immediate)
         #expect(watched == nil, "released when the subscription ended, not at the next publish")
     }
 
@@ -194,16 +193,16 @@ import Testing
         #expect(bus.listenerCount(for: Tock.self) == 0)
     }
 
-    @Test func channelOwnerBoundSubscriptionEndsWithItsOwner() async {
-        let channel = EventChannel<String>()
-        let log = Log<String>()
+    @Test func immediateOwnerBoundSubscriptionEndsWithItsOwner() async {
+        let bus = AppEventBus()
+        let log = Log<Int>()
         var owner: Canary? = Canary()
-        channel.on(owner: owner!, delivery: .immediate) { _, value in log.append(value) }
-        channel.publish("first")
+        bus.on(Tick.self, owner: owner!, delivery: .immediate) { _, tick in log.append(tick.number) }
+        bus.publish(Tick(number: 1))
         owner = nil
-        channel.publish("second")
-        await channel.flush()
-        #expect(log.items == ["first"])
-        #expect(channel.listenerCount == 0)
+        bus.publish(Tick(number: 2))
+        await bus.flush()
+        #expect(log.items == [1])
+        #expect(bus.listenerCount(for: Tick.self) == 0)
     }
 }

@@ -143,13 +143,15 @@ import Testing
 
     @Test func aStalledConsumerIsReportedOncePer256DropsAndTheRestWhenTheSequenceEnds() async {
         let reports = DropReports()
-        let channel = EventChannel<Int>(diagnostics: reports.record)
-        let values = channel.events(bufferingPolicy: .bufferingOldest(1))
-        for value in 0...600 { channel.publish(value) }
+        let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
+        let values = bus.events([.apiQueueReleased], bufferingPolicy: .bufferingOldest(1))
+        for value in 0...600 { emitter.fire(ApiQueueReleasedPayload(eventCount: value)) }
         #expect(reports.counts == [1, 256, 256])
-        channel.cancelAll()
+        emitter.shutdown()
         var received: [Int] = []
-        for await value in values { received.append(value) }
+        for await value in values {
+            if case .apiQueueReleased(let released) = value { received.append(released.eventCount) }
+        }
         #expect(received == [0])
         #expect(reports.counts == [1, 256, 256, 87])
         #expect(reports.total == 600, "every one of the 600 dropped values is reported")

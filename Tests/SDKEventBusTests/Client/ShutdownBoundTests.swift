@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SDKEventBusTesting
 import Testing
 
@@ -134,13 +135,13 @@ final class SilentCache: ConfigCache {
         loading.resume()
     }
 
-    func load() async throws(ConfigCacheError) -> ProjectConfig? {
+    func load() async throws -> ProjectConfig? {
         loadStarted.resume()
         await loading.wait()
         return nil
     }
 
-    func save(_ config: ProjectConfig) throws(ConfigCacheError) {}
+    func save(_ config: ProjectConfig, body: Data) throws {}
 
-    func clear() throws(ConfigCacheError) {}
+    func clear() throws {}
 }

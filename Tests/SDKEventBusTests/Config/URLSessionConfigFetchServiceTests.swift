@@ -34,13 +34,8 @@ import Testing
     ) async throws -> Result {
         let server = try LoopbackHTTPServer(handler: handler)
         let service = HTTPConfigFetchService<ProjectConfig>(
-            .init(
-                url: server.url(path: "/config/key-1.json"),
-                headers: ["Authorization": "Bearer key-1"],
-                timeout: timeout,
-                maximumBodySize: maximumBodySize
-            )
-        )
+            url: server.url(path: "/config/key-1.json"), headers: ["Authorization": "Bearer key-1"], timeout: timeout,
+            maximumBodySize: maximumBodySize)
         do {
             let result = try await body(server, service)
             await stop(server)

@@ -29,8 +29,8 @@ import Testing
         }
 
         /// Fires `count` payloads while this actor is busy, so that they pile up on its lane.
-        func fire(_ count: Int, on channel: EventChannel<HeavyPayload>, tally: Tally, weakTarget: Tracked) {
-            for number in 0..<count { channel.publish(HeavyPayload(number, tally: tally, weakTarget: weakTarget)) }
+        func fire(_ count: Int, on emitter: CatalogueEmitter<SessionEvent>, tally: Tally, weakTarget: Tracked) {
+            for number in 0..<count { emitter.fire(.ping(HeavyPayload(number, tally: tally, weakTarget: weakTarget))) }
         }
     }
 
@@ -134,11 +134,13 @@ import Testing
         let target = Tracked(tally)
         let sink = Sink()
         do {
-            let channel = EventChannel<HeavyPayload>()
-            channel.on(delivery: .isolated(to: sink)) { sink, payload in sink.record(payload, weakTarget: target) }
-            await sink.fire(Self.burst, on: channel, tally: tally, weakTarget: target)
-            #expect(channel.storage.footprint.laneBufferCapacity >= 64, "the actor lane's buffer grew twice")
-            await channel.flush()
+            let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+            bus.on(.ping, delivery: .isolated(to: sink)) { sink, payload in
+                sink.record(payload.heavy, weakTarget: target)
+            }
+            await sink.fire(Self.burst, on: emitter, tally: tally, weakTarget: target)
+            #expect(bus.storage.footprint.laneBufferCapacity >= 64, "the actor lane's buffer grew twice")
+            await bus.flush()
             #expect(await sink.intact == Array(0..<Self.burst))
             #expect(await sink.broken.isEmpty)
         }
@@ -151,14 +153,14 @@ import Testing
         let target = Tracked(tally)
         let received = Recorder<Bool>()
         do {
-            let channel = EventChannel<HeavyPayload>()
-            channel.on { payload in received.append(payload.isIntact(weakTarget: target)) }
+            let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+            bus.on(.ping) { payload in received.append(payload.heavy.isIntact(weakTarget: target)) }
             // The main actor is this test's: every fire waits on the lane until the flush.
             for number in 0..<Self.burst {
-                channel.publish(HeavyPayload(number, tally: tally, weakTarget: target))
+                emitter.fire(.ping(HeavyPayload(number, tally: tally, weakTarget: target)))
             }
-            #expect(channel.storage.footprint.laneBufferCapacity >= 64, "the main lane's buffer grew twice")
-            await channel.flush()
+            #expect(bus.storage.footprint.laneBufferCapacity >= 64, "the main lane's buffer grew twice")
+            await bus.flush()
             #expect(received.items == Array(repeating: true, count: Self.burst))
         }
         #expect(tally.live == 1, "every payload destroyed once, none leaked")

@@ -60,15 +60,15 @@ actor MemoryCache: ConfigCache {
         self.saved = savedAt
     }
 
-    func load() throws(ConfigCacheError) -> ProjectConfig? { config }
+    func load() throws -> ProjectConfig? { config }
 
-    func save(_ config: ProjectConfig) throws(ConfigCacheError) {
+    func save(_ config: ProjectConfig, body: Data) throws {
         self.config = config
         saved = Date()
         saveCount += 1
     }
 
-    func clear() throws(ConfigCacheError) {
+    func clear() throws {
         config = nil
         saved = nil
     }

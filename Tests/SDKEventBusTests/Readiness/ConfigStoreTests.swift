@@ -123,8 +123,7 @@ import Testing
             _ = try await timed.value
             Issue.record("the wait did not time out")
         } catch let error as ReadinessError {
-            #expect(error.code == .timedOut)
-            #expect(error.timeout == .seconds(5))
+            #expect(error == .timedOut(after: .seconds(5)))
         }
         #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
         #expect(store.isReady == false)

@@ -81,7 +81,7 @@ import Testing
                     _ = try await waiter.value
                     Issue.record("a waiter became ready (round \(round))")
                 } catch let error as ReadinessError {
-                    #expect(error.code == .shutDown)
+                    #expect(error == .shutDown)
                 } catch {
                     #expect(error as? InvalidSDKKey != nil)
                 }

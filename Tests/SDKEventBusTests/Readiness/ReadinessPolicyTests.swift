@@ -117,7 +117,7 @@ import Testing
         rig.clock.advance(by: .seconds(3))
         let readiness = try await client.ready()
         #expect(readiness.isDegraded)
-        #expect((readiness.error as? ReadinessError)?.code == .timedOut)
+        #expect(readiness.error as? ReadinessError == .timedOut(after: .seconds(3)))
         rig.clock.advance(by: .seconds(7))
         try await events.waitForCount(2)
         #expect(events.events == [.ready, .configUpdated])

@@ -52,8 +52,8 @@ import Testing
     static func outcome(of error: any Error) -> Outcome? {
         switch error {
         case is CancellationError: .cancelled
-        case let error as ReadinessError where error.code == .timedOut: .timedOut
-        case let error as ReadinessError where error.code == .shutDown: .shutDown
+        case ReadinessError.timedOut: .timedOut
+        case ReadinessError.shutDown: .shutDown
         default: nil
         }
     }
