@@ -49,7 +49,7 @@ func playFlagTimeline() async throws {
     timeline.log("sdk", "the flag server announces another version: refreshNow()")
     do {
         try await flags.refreshNow()
-    } catch let error as ConfigDecodingError {
+    } catch let error as JSONDecodingError {
         timeline.log(
             "sdk", "refreshNow() threw \(error.code) at \(error.path); the SDK fires error through its emitter")
         emitter.fire(.error("flag set rejected (\(error.code) at \(error.path)); serving the last good one"))

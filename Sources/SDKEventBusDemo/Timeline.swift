@@ -19,7 +19,7 @@ final class Timeline: Sendable {
 
     /// A lifecycle configuration, for any configuration type, that prints each step as it happens.
     func configuration<Config>(
-        refresh: Duration? = LifecycleConfiguration<Config>.minimumRefreshInterval,
+        refresh: Duration? = .seconds(1),
         cache: (any ConfigCache<Config>)? = nil,
         readinessPolicy: ReadinessPolicy = .cachedOrLive,
         describe: @escaping @Sendable (LifecycleDiagnostic) -> String = \.description
@@ -47,7 +47,7 @@ func applied(_ change: ConfigChange) -> (LifecycleDiagnostic) -> Bool {
 }
 
 func rejected(_ step: LifecycleDiagnostic) -> Bool {
-    if case .fetchFailed(let error, _, _) = step { error is ConfigDecodingError } else { false }
+    if case .fetchFailed(let error, _, _) = step { error is JSONDecodingError } else { false }
 }
 
 /// The configurations the demo's CDN serves.

@@ -167,7 +167,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
     /// Plays the next outcome of the script, off the caller's actor.
     ///
     /// - Returns: The scripted configuration.
-    /// - Throws: The scripted error, a ``ConfigDecodingError`` for malformed bytes, or
+    /// - Throws: The scripted error, a ``JSONDecodingError`` for malformed bytes, or
     ///   `CancellationError`.
     @concurrent
     public func fetchLiveConfig() async throws -> Config {

@@ -21,8 +21,8 @@ extension ProjectConfig: RemoteConfiguration {
     /// ```
     ///
     /// - Parameter jsonData: The body as served.
-    /// - Throws: ``ConfigDecodingError``.
-    public init(jsonData: Data) throws(ConfigDecodingError) {
+    /// - Throws: ``JSONDecodingError``.
+    public init(jsonData: Data) throws(JSONDecodingError) {
         self = try Self.decode(from: jsonData)
     }
 }

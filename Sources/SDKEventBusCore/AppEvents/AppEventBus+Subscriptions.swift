@@ -179,28 +179,6 @@ extension AppEventBus {
         }
     }
 
-    /// Subscribes `callback` to events of `type` for as long as both `owner` and the actor live,
-    /// isolated to the actor.
-    ///
-    /// - Parameters:
-    ///   - type: The event type.
-    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
-    ///   - callback: Called isolated to the actor with the actor, the owner and each event.
-    /// - Returns: The subscription.
-    @discardableResult
-    public func on<Event: AppEvent, Owner: AnyObject & Sendable, A: Actor>(
-        _ type: Event.Type,
-        owner: Owner,
-        delivery: Delivery<A>,
-        callback: @escaping @Sendable (isolated A, Owner, Event) -> Void
-    ) -> EventSubscription {
-        subscribe(type, isolatedTo: delivery, owner: owner) { [weak owner] actor, event, end in
-            guard let owner else { return end() }
-            callback(actor, owner, event)
-        }
-    }
-
     /// Subscribes to `type` in `lane`, lending each event to the callback `make` makes, given a
     /// function that ends the subscription.
     private func subscribe<Event: AppEvent>(

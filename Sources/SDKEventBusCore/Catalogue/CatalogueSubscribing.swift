@@ -242,28 +242,6 @@ extension CatalogueSubscribing {
         }
     }
 
-    /// Subscribes `callback` to `event` for as long as both `owner` and the actor live, isolated to
-    /// the actor.
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
-    ///   - callback: Called isolated to the actor with the actor, the owner and each payload.
-    /// - Returns: The subscription.
-    @discardableResult
-    public func on<Owner: AnyObject & Sendable, A: Actor>(
-        _ event: Catalogue,
-        owner: Owner,
-        delivery: Delivery<A>,
-        callback: @escaping @Sendable (isolated A, Owner, Catalogue.Payload) -> Void
-    ) -> EventSubscription {
-        bus.subscribe(event, isolatedTo: delivery, owner: owner) { [weak owner] actor, payload, end in
-            guard let owner else { return end() }
-            callback(actor, owner, payload)
-        }
-    }
-
     // MARK: Ending and waiting
 
     /// Ends a subscription, and returns once its callback can no longer run.

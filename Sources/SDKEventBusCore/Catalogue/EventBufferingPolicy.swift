@@ -3,7 +3,7 @@
 /// ```swift
 /// for await payload in bus.events(.bucketing, bufferingPolicy: .bufferingOldest(1_000)) { … }
 /// ```
-public enum EventBufferingPolicy: Sendable, Hashable {
+public enum EventBufferingPolicy: Sendable, Equatable {
     /// Keeps every event: memory grows as long as the consumer is behind.
     case unbounded
     /// Keeps the oldest events up to the limit and drops newer ones while the buffer is full.

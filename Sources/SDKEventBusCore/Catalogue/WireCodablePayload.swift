@@ -15,7 +15,7 @@ public import Foundation
 /// extension FlagEventPayload: WireCodablePayload {
 ///     func encodeData(to encoder: any Encoder) throws {
 ///         switch self {
-///         case .initialized: try EmptyWireData().encode(to: encoder)
+///         case .initialized: break   // no fields: `data` is an empty object
 ///         case .flagsChanged(let keys): try FlagsChanged(changedKeys: keys).encode(to: encoder)
 ///         case .error(let message): try message.encode(to: encoder)
 ///         }
@@ -56,34 +56,34 @@ extension WireCodablePayload {
     /// Decodes an event from its wire form.
     ///
     /// - Parameter decoder: The decoder to read from.
-    /// - Throws: ``EventDecodingError`` when `event` is missing or unknown, or `data` does not match.
+    /// - Throws: ``JSONDecodingError`` when `event` is missing or unknown, or `data` does not match.
     public init(from decoder: any Decoder) throws {
         let container: KeyedDecodingContainer<WireFormKey>
         do {
             container = try decoder.container(keyedBy: WireFormKey.self)
         } catch {
-            throw EventDecodingError(code: .invalidJSON, reason: "expected an object with \"event\" and \"data\"")
+            throw JSONDecodingError(code: .invalidSyntax, reason: "expected an object with \"event\" and \"data\"")
         }
         guard let rawEvent = try? container.decodeIfPresent(String.self, forKey: .event) else {
-            throw EventDecodingError(
+            throw JSONDecodingError(
                 code: .missingField, path: "event", reason: "expected the event's name as a string")
         }
         guard let event = Event(rawValue: rawEvent) else {
-            throw EventDecodingError(
+            throw JSONDecodingError(
                 code: .unknownEvent,
                 path: "event",
                 reason: "\"\(rawEvent)\" is not an event of the catalogue"
             )
         }
         guard container.contains(.data) else {
-            throw EventDecodingError(code: .missingField, path: "data", reason: "expected the \(rawEvent) payload")
+            throw JSONDecodingError(code: .missingField, path: "data", reason: "expected the \(rawEvent) payload")
         }
         do {
             self = try Self(event: event, dataFrom: container.superDecoder(forKey: .data))
         } catch let error as DecodingError {
-            let detail = ConfigDecodingError(error)
-            throw EventDecodingError(
-                code: .invalidData,
+            let detail = JSONDecodingError(error)
+            throw JSONDecodingError(
+                code: detail.code,
                 path: detail.path,
                 reason: "not a \(rawEvent) payload: \(detail.reason)"
             )
@@ -107,14 +107,14 @@ extension WireCodablePayload {
     /// ```
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
-    /// - Throws: ``EventDecodingError``.
-    public init(wireJSON: Data) throws(EventDecodingError) {
+    /// - Throws: ``JSONDecodingError``.
+    public init(wireJSON: Data) throws(JSONDecodingError) {
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)
-        } catch let error as EventDecodingError {
+        } catch let error as JSONDecodingError {
             throw error
         } catch {
-            throw EventDecodingError(code: .invalidJSON, reason: "the bytes are not valid JSON")
+            throw JSONDecodingError(code: .invalidSyntax, reason: "the bytes are not valid JSON")
         }
     }
 
@@ -154,10 +154,4 @@ extension WireCodablePayload {
             )
         }
     }
-}
-
-/// The `data` of an event without fields: an empty object.
-public struct EmptyWireData: Codable, Sendable, Hashable {
-    /// Creates the empty data.
-    public init() {}
 }

@@ -258,7 +258,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     // MARK: Shutdown
 
     /// How long ``shutdown()`` waits at most: 5 s.
-    public static var defaultShutdownTimeout: Duration { .seconds(5) }
+    static var defaultShutdownTimeout: Duration { .seconds(5) }
 
     /// Shuts the SDK down: stops fetching, fails every current and later ``ready()`` with
     /// ``ReadinessError/Code/shutDown``, delivers the events already fired, then ends every
@@ -302,7 +302,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         statusPublisher.statusChanged()
         let inFlight = lifecycle.abandoned.withLock { $0 }
         let abandoned = [ShutdownReport.Work.fetch, .cache].filter(inFlight.contains) + late
-        return ShutdownReport(abandoned: abandoned, timeout: timeout)
+        return ShutdownReport(abandoned: abandoned)
     }
 
     /// Waits, within `timeout` on `clock`, for the lifecycle's task to end and for the bus to

@@ -10,9 +10,9 @@
     ///
     /// ```swift
     /// struct SDKBadge: View {
-    ///     let status: ObservableSDKStatus   // sdk.observableStatus
+    ///     let model: ObservableSDKStatus   // sdk.observableStatus
     ///     var body: some View {
-    ///         Text(status.isReady ? "ready from \(status.readiness?.source.description ?? "")" : "loading…")
+    ///         Text(model.status.readiness.map { "ready from \($0.source)" } ?? "loading…")
     ///     }
     /// }
     /// ```
@@ -20,36 +20,17 @@
     @MainActor
     @Observable
     public final class ObservableSDKStatus {
-        /// Whether `ready()` would return at once.
-        public private(set) var isReady = false
-        /// Whether the client was shut down.
-        public private(set) var isShutDown = false
-        /// How the client became ready, once it did.
-        public private(set) var readiness: Readiness?
-        /// Where the configuration in effect came from.
-        public private(set) var source: ConfigSource?
-        /// When the configuration in effect was applied.
-        public private(set) var lastUpdated: Date?
-        /// The error of the last failed fetch, or of the cache; `nil` once a fetch succeeds.
-        public private(set) var lastError: (any Error)?
-        /// How many fetches in a row have failed.
-        public private(set) var consecutiveFailures = 0
+        /// The client's status: readiness, the source of the configuration, when it last changed,
+        /// and the last error.
+        public private(set) var status: SDKStatus
 
         init(_ status: SDKStatus) {
-            apply(status)
+            self.status = status
         }
 
-        /// Takes the values of `status`, each property changing only if it differs.
+        /// Takes `status`, if it differs, so that views update only on a change.
         func apply(_ status: SDKStatus) {
-            if isReady != status.isReady { isReady = status.isReady }
-            if isShutDown != status.isShutDown { isShutDown = status.isShutDown }
-            if readiness != status.readiness { readiness = status.readiness }
-            if source != status.source { source = status.source }
-            if lastUpdated != status.lastUpdated { lastUpdated = status.lastUpdated }
-            if lastError.map({ "\($0)" }) != status.lastFetchError.map({ "\($0)" }) {
-                lastError = status.lastFetchError
-            }
-            if consecutiveFailures != status.consecutiveFailures { consecutiveFailures = status.consecutiveFailures }
+            if !status.says(sameAs: self.status) { self.status = status }
         }
     }
 #endif

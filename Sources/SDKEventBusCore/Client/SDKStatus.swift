@@ -34,3 +34,13 @@ public struct SDKStatus: Sendable, CustomStringConvertible {
         return parts.joined(separator: ", ")
     }
 }
+
+extension SDKStatus {
+    /// Whether `other` says the same: every field equal, errors by their description.
+    func says(sameAs other: SDKStatus) -> Bool {
+        isReady == other.isReady && isShutDown == other.isShutDown && readiness == other.readiness
+            && source == other.source && lastUpdated == other.lastUpdated
+            && lastSuccessfulFetch == other.lastSuccessfulFetch && consecutiveFailures == other.consecutiveFailures
+            && lastFetchError.map { "\($0)" } == other.lastFetchError.map { "\($0)" }
+    }
+}

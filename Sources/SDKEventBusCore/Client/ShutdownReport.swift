@@ -10,7 +10,7 @@
 /// let report = await sdk.shutdown(timeout: .seconds(2))
 /// if !report.isComplete { logger.info("\(report)") }   // shut down, abandoning a fetch in flight
 /// ```
-public struct ShutdownReport: Sendable, Hashable, CustomStringConvertible {
+public struct ShutdownReport: Sendable, Equatable, CustomStringConvertible {
     /// A piece of work that shutdown stopped waiting for.
     ///
     /// An opaque code: new kinds of work can be added without breaking a `switch`.
@@ -51,19 +51,7 @@ public struct ShutdownReport: Sendable, Hashable, CustomStringConvertible {
 
     /// The work abandoned: a fetch or cache call in flight, then what had not finished within the
     /// bound; empty when nothing was.
-    public var abandoned: [Work]
-    /// The bound shutdown was given.
-    public var timeout: Duration
-
-    /// Creates a report.
-    ///
-    /// - Parameters:
-    ///   - abandoned: The work abandoned.
-    ///   - timeout: The bound shutdown was given.
-    public init(abandoned: [Work], timeout: Duration) {
-        self.abandoned = abandoned
-        self.timeout = timeout
-    }
+    public let abandoned: [Work]
 
     /// Whether nothing was abandoned: no fetch or cache call was in flight, the lifecycle stopped
     /// and every event fired before shutdown was delivered in time.

@@ -8,7 +8,7 @@ import Foundation
 /// valid JSON", with an empty coding path; so does any error a type's own `init(from:)` throws
 /// that is not a `DecodingError`. Decoding the body again through this decoder finds the place:
 /// each container it hands out knows its coding path, turns such a failure into a
-/// ``ConfigDecodingError/Located`` that carries it, and decodes nested values through this decoder
+/// ``JSONDecodingError/Located`` that carries it, and decodes nested values through this decoder
 /// too. Everything else is the wrapped decoder's own behaviour, so the second pass fails exactly
 /// where the first did.
 ///
@@ -56,11 +56,11 @@ struct PathTracingBox<Value: Decodable>: Decodable {
             value = try Value(from: PathTracingDecoder(base: decoder))
         } catch let error as DecodingError {
             throw error
-        } catch let error as ConfigDecodingError.Located {
+        } catch let error as JSONDecodingError.Located {
             throw error
         } catch {
             // The type's own error, or the decoder's for a value it could not take: this is where.
-            throw ConfigDecodingError.Located(codingPath: decoder.codingPath, type: Value.self, underlying: error)
+            throw JSONDecodingError.Located(codingPath: decoder.codingPath, type: Value.self, underlying: error)
         }
     }
 }
@@ -80,10 +80,10 @@ private func locating<Value>(_ type: Any.Type, at codingPath: [any CodingKey], _
         return try decode()
     } catch let error as DecodingError {
         throw error
-    } catch let error as ConfigDecodingError.Located {
+    } catch let error as JSONDecodingError.Located {
         throw error
     } catch {
-        throw ConfigDecodingError.Located(codingPath: codingPath, type: type, underlying: error)
+        throw JSONDecodingError.Located(codingPath: codingPath, type: type, underlying: error)
     }
 }
 

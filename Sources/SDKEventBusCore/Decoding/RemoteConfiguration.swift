@@ -30,8 +30,8 @@ public protocol RemoteConfiguration: Sendable {
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
-    /// - Throws: ``ConfigDecodingError``.
-    static func decode(from body: Data) throws(ConfigDecodingError) -> Self
+    /// - Throws: ``JSONDecodingError``.
+    static func decode(from body: Data) throws(JSONDecodingError) -> Self
 
     /// Encodes the configuration for a cache, in a form ``decode(from:)`` reads back.
     ///
@@ -77,9 +77,9 @@ extension RemoteConfiguration {
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
-    /// - Throws: ``ConfigDecodingError``.
+    /// - Throws: ``JSONDecodingError``.
     @concurrent
-    public static func decoded(from body: Data) async throws(ConfigDecodingError) -> Self {
+    public static func decoded(from body: Data) async throws(JSONDecodingError) -> Self {
         try decode(from: body)
     }
 }
@@ -95,13 +95,13 @@ extension RemoteConfiguration where Self: Decodable {
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
-    /// - Throws: ``ConfigDecodingError``.
-    public static func decode(from body: Data) throws(ConfigDecodingError) -> Self {
+    /// - Throws: ``JSONDecodingError``.
+    public static func decode(from body: Data) throws(JSONDecodingError) -> Self {
         try JSONSyntaxValidator.validate(body, maximumDepth: maximumNestingDepth)
         do {
             return try JSONDecoder().decode(Self.self, from: body)
         } catch {
-            throw ConfigDecodingError(decoding: Self.self, from: body, failedWith: error)
+            throw JSONDecodingError(decoding: Self.self, from: body, failedWith: error)
         }
     }
 }
@@ -126,7 +126,7 @@ extension RemoteConfiguration where Self: Encodable {
     }
 }
 
-extension ConfigDecodingError {
+extension JSONDecodingError {
     /// The error for a body the validator accepted and `JSONDecoder` rejected, with its path.
     ///
     /// `JSONDecoder` gives no path for a number that does not fit its field's type, nor for an error

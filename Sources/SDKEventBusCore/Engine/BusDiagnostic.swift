@@ -10,7 +10,11 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// Fires are piling up for a lane whose executor does not keep up (a busy main actor, a slow
     /// actor): reported when the pending count first reaches 1,000, then at each doubling, until
     /// the lane catches up.
-    case backlog(DeliveryBacklog)
+    ///
+    /// `lane` is `main actor`, `immediate`, or `actor` and the actor's type; `pending` how many
+    /// fires wait for it now; `highWaterMark` the most that ever waited at once; `oldestAge` how
+    /// long the oldest has waited.
+    case backlog(lane: String, pending: Int, highWaterMark: Int, oldestAge: Duration)
     /// An event sequence's buffer was full, so its buffering policy dropped events.
     ///
     /// `dropped` counts the events of `event` dropped since its last report. Reports come at the
@@ -22,8 +26,9 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// A line for logs.
     public var description: String {
         switch self {
-        case .backlog(let backlog):
-            "\(backlog)"
+        case .backlog(let lane, let pending, let highWaterMark, let oldestAge):
+            "\(pending) fires waiting for the \(lane) lane (the oldest for \(oldestAge); "
+                + "high-water mark \(highWaterMark)): its executor is not keeping up"
         case .sequenceDropped(let event, let dropped, let policy):
             "an event sequence of \(event) dropped \(dropped) event(s): its consumer is behind "
                 + "(buffering policy \(policy))"
@@ -31,20 +36,16 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     }
 }
 
-/// How far a delivery lane is behind: the facts of a ``BusDiagnostic/backlog(_:)`` report.
-public struct DeliveryBacklog: Sendable, Hashable, CustomStringConvertible {
-    /// The lane: `main actor`, `immediate`, or `actor` and the actor's type.
-    public var lane: String
-    /// How many fires are waiting for the lane's executor now.
-    public var pending: Int
-    /// The most fires ever waiting at once on this lane.
-    public var highWaterMark: Int
-    /// How long the oldest waiting fire has waited.
-    public var oldestAge: Duration
+/// How far a delivery lane is behind: the facts of a ``BusDiagnostic/backlog(lane:pending:highWaterMark:oldestAge:)``
+/// report.
+struct DeliveryBacklog: Sendable, Equatable {
+    var lane: String
+    var pending: Int
+    var highWaterMark: Int
+    var oldestAge: Duration
 
-    /// A line for logs.
-    public var description: String {
-        "\(pending) fires waiting for the \(lane) lane (the oldest for \(oldestAge); "
-            + "high-water mark \(highWaterMark)): its executor is not keeping up"
+    /// The report.
+    var diagnostic: BusDiagnostic {
+        .backlog(lane: lane, pending: pending, highWaterMark: highWaterMark, oldestAge: oldestAge)
     }
 }

@@ -589,7 +589,7 @@ extension BusStorage.State {
             return .init(header: header, payload: UnsafeRawPointer(copy.payload(at: 0)), copy: copy)
         }
         let (mustSchedule, backlog) = lanes[lane].enqueue(header, payload: payload)
-        if let backlog { work.diagnostics.append(.backlog(backlog)) }
+        if let backlog { work.diagnostics.append(backlog.diagnostic) }
         guard mustSchedule else { return nil }
         switch lane {
         case BusStorage.mainLane:

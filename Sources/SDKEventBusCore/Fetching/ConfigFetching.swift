@@ -5,7 +5,7 @@ public import Foundation
 /// The lifecycle calls ``fetchLiveConfig()`` when it starts, on every refresh, and after a failure,
 /// with backoff. Implementations decode bodies with ``RemoteConfiguration/decode(from:)`` (for the
 /// built-in configuration, ``ProjectConfig/init(jsonData:)``) so that a malformed body fails with a
-/// ``ConfigDecodingError`` wherever it comes from.
+/// ``JSONDecodingError`` wherever it comes from.
 ///
 /// ```swift
 /// struct CDNFetchService: ConfigFetching {
@@ -29,7 +29,7 @@ public protocol ConfigFetching<Config>: Sendable {
     /// waits for it.
     ///
     /// - Returns: The configuration now served.
-    /// - Throws: ``ConfigDecodingError`` for a malformed body; any other error for a failed fetch.
+    /// - Throws: ``JSONDecodingError`` for a malformed body; any other error for a failed fetch.
     ///   Both are retried with backoff (errors adopting ``FetchRetryAdvice`` steer that); the SDK
     ///   keeps its last good configuration meanwhile.
     func fetchLiveConfig() async throws -> Config

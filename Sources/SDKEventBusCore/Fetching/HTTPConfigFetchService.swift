@@ -11,7 +11,7 @@ public import Foundation
 /// `ETag`/`If-None-Match`, so that an unchanged configuration costs a 304 and fires no event. A
 /// body is decoded with ``RemoteConfiguration/decode(from:)``, like the scripted service's, off the
 /// caller's actor, and failures are typed: ``ConfigFetchError`` for the transport, HTTP statuses
-/// and oversized bodies (with the retry advice the lifecycle follows), ``ConfigDecodingError`` for
+/// and oversized bodies (with the retry advice the lifecycle follows), ``JSONDecodingError`` for
 /// malformed bodies.
 ///
 /// ```swift
@@ -74,7 +74,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.
     ///
     /// - Returns: The configuration served.
-    /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
+    /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
     public func fetchLiveConfig() async throws -> Config {
         try await fetchLiveConfigWithBody().config
     }
@@ -84,7 +84,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// verbatim.
     ///
     /// - Returns: The configuration served, and its body.
-    /// - Throws: ``ConfigFetchError``, ``ConfigDecodingError``, or `CancellationError`.
+    /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
     @concurrent
     public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
         var request = URLRequest(url: url)

@@ -35,13 +35,13 @@ enum CanonicalJSON {
     ///
     /// - Parameter json: One JSON value, in UTF-8.
     /// - Returns: The canonical UTF-8 bytes of the same value.
-    /// - Throws: A ``ConfigDecodingError`` with code `invalidSyntax`, `invalidEncoding`,
+    /// - Throws: A ``JSONDecodingError`` with code `invalidSyntax`, `invalidEncoding`,
     ///   `duplicateKey` (the order of two equal keys is not defined) or `numberOutOfRange` (a number
     ///   beyond the range of `Double`), with the location of the offending byte. `JSONEncoder` never
     ///   writes such JSON.
-    static func canonicalize(_ json: Data) throws(ConfigDecodingError) -> Data {
-        let result = json.withUnsafeBytes { raw -> Result<[UInt8], ConfigDecodingError> in
-            Result { () throws(ConfigDecodingError) in
+    static func canonicalize(_ json: Data) throws(JSONDecodingError) -> Data {
+        let result = json.withUnsafeBytes { raw -> Result<[UInt8], JSONDecodingError> in
+            Result { () throws(JSONDecodingError) in
                 var reader = Reader(bytes: raw.bindMemory(to: UInt8.self))
                 let root = try reader.read()
                 return reader.write(root)
@@ -167,7 +167,7 @@ private struct Reader {
     /// Reads the whole input.
     ///
     /// - Returns: The root node.
-    mutating func read() throws(ConfigDecodingError) -> Int {
+    mutating func read() throws(JSONDecodingError) -> Int {
         var stack: [Frame] = []
         var root = 0
         var expectation = Expectation.value
@@ -262,12 +262,12 @@ private struct Reader {
     }
 
     /// Makes a node of a container whose end was read, sorting an object's members.
-    private mutating func close(_ frame: Frame) throws(ConfigDecodingError) -> Int {
+    private mutating func close(_ frame: Frame) throws(JSONDecodingError) -> Int {
         guard frame.isObject else { return add(.array(frame.elements)) }
         let members = frame.members.sorted { keys[$0.key].lexicographicallyPrecedes(keys[$1.key]) }
         for (previous, member) in zip(members, members.dropFirst()) where keys[previous.key] == keys[member.key] {
             let key = String(decoding: keys[member.key], as: UTF8.self)
-            throw ConfigDecodingError(
+            throw JSONDecodingError(
                 code: .duplicateKey,
                 location: location(of: max(previous.offset, member.offset)),
                 reason: "the key \"\(key)\" appears twice in the same object"
@@ -277,7 +277,7 @@ private struct Reader {
     }
 
     /// Reads a string from its opening quote into `decoded`.
-    private mutating func readString() throws(ConfigDecodingError) {
+    private mutating func readString() throws(JSONDecodingError) {
         let start = position
         position += 1
         decoded.removeAll(keepingCapacity: true)
@@ -300,7 +300,7 @@ private struct Reader {
         throw syntaxError("unexpected end of input inside a string", at: start)
     }
 
-    private mutating func readEscape() throws(ConfigDecodingError) {
+    private mutating func readEscape() throws(JSONDecodingError) {
         let start = position
         position += 1
         guard let byte = peek() else { throw syntaxError("unexpected end of input inside an escape sequence") }
@@ -336,7 +336,7 @@ private struct Reader {
         }
     }
 
-    private mutating func readHexQuad() throws(ConfigDecodingError) -> UInt32 {
+    private mutating func readHexQuad() throws(JSONDecodingError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
             let digit: UInt8
@@ -353,7 +353,7 @@ private struct Reader {
     }
 
     /// Copies one UTF-8 encoded scalar of two to four bytes (RFC 3629: no overlongs, no surrogates).
-    private mutating func readMultiByteScalar() throws(ConfigDecodingError) {
+    private mutating func readMultiByteScalar() throws(JSONDecodingError) {
         let length: Int
         var secondRange: ClosedRange<UInt8> = 0x80...0xBF
         switch bytes[position] {
@@ -383,7 +383,7 @@ private struct Reader {
         position += length
     }
 
-    private mutating func readNumber() throws(ConfigDecodingError) -> Int {
+    private mutating func readNumber() throws(JSONDecodingError) -> Int {
         let start = position
         if peek() == UInt8(ascii: "-") { position += 1 }
         if peek() == UInt8(ascii: "0") {
@@ -404,7 +404,7 @@ private struct Reader {
             throw syntaxError("numbers must not have leading zeros", at: start)
         }
         guard let canonical = CanonicalJSON.canonicalNumber(bytes[start..<position]) else {
-            throw ConfigDecodingError(
+            throw JSONDecodingError(
                 code: .numberOutOfRange, location: location(of: start),
                 reason: "the number is beyond the range of Double")
         }
@@ -413,12 +413,12 @@ private struct Reader {
         return add(.scalar(scalarStart..<scalars.count))
     }
 
-    private mutating func readDigits(_ reason: String) throws(ConfigDecodingError) {
+    private mutating func readDigits(_ reason: String) throws(JSONDecodingError) {
         guard let first = peek(), isDigit(first) else { throw syntaxError(reason) }
         while let byte = peek(), isDigit(byte) { position += 1 }
     }
 
-    private mutating func readLiteral(_ literal: StaticString) throws(ConfigDecodingError) -> Int {
+    private mutating func readLiteral(_ literal: StaticString) throws(JSONDecodingError) -> Int {
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
         guard bytes.count - position >= expected.count,
             bytes[position..<position + expected.count].elementsEqual(expected)
@@ -493,22 +493,22 @@ private struct Reader {
     private func peek(at index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
     private func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
-    private func location(of offset: Int) -> ConfigDecodingError.Location {
+    private func location(of offset: Int) -> JSONDecodingError.Location {
         var line = 1
         var lineStart = 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
         }
-        return ConfigDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
+        return JSONDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
     }
 
-    private func syntaxError(_ reason: String, at offset: Int? = nil) -> ConfigDecodingError {
-        ConfigDecodingError(code: .invalidSyntax, location: location(of: offset ?? position), reason: reason)
+    private func syntaxError(_ reason: String, at offset: Int? = nil) -> JSONDecodingError {
+        JSONDecodingError(code: .invalidSyntax, location: location(of: offset ?? position), reason: reason)
     }
 
-    private func encodingError() -> ConfigDecodingError {
-        ConfigDecodingError(
+    private func encodingError() -> JSONDecodingError {
+        JSONDecodingError(
             code: .invalidEncoding, location: location(of: position), reason: "the bytes are not valid UTF-8")
     }
 }

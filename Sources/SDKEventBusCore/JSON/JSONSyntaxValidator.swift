@@ -59,9 +59,9 @@ struct JSONSyntaxValidator {
 
     /// Validates `bytes`.
     ///
-    /// - Throws: A ``ConfigDecodingError`` with code `emptyBody`, `invalidEncoding`,
+    /// - Throws: A ``JSONDecodingError`` with code `emptyBody`, `invalidEncoding`,
     ///   `invalidSyntax`, `nestingTooDeep`, `duplicateKey` or `numberOutOfRange`.
-    static func validate(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(ConfigDecodingError) {
+    static func validate(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(JSONDecodingError) {
         var validator = JSONSyntaxValidator(bytes: bytes, maximumDepth: maximumDepth)
         try validator.run()
     }
@@ -69,20 +69,20 @@ struct JSONSyntaxValidator {
     /// Validates `data`.
     ///
     /// - Throws: See ``validate(_:maximumDepth:)``.
-    static func validate(_ data: Data, maximumDepth: Int) throws(ConfigDecodingError) {
-        let result = data.withUnsafeBytes { raw -> Result<Void, ConfigDecodingError> in
-            Result { () throws(ConfigDecodingError) in
+    static func validate(_ data: Data, maximumDepth: Int) throws(JSONDecodingError) {
+        let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
+            Result { () throws(JSONDecodingError) in
                 try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
             }
         }
         try result.get()
     }
 
-    private mutating func run() throws(ConfigDecodingError) {
+    private mutating func run() throws(JSONDecodingError) {
         try checkEncoding()
         skipWhitespace()
         guard position < bytes.count else {
-            throw ConfigDecodingError(code: .emptyBody, reason: "the body is empty or only whitespace")
+            throw JSONDecodingError(code: .emptyBody, reason: "the body is empty or only whitespace")
         }
         var expectation = Expectation.value
         while true {
@@ -116,7 +116,7 @@ struct JSONSyntaxValidator {
 
     // MARK: Values
 
-    private mutating func scanValue() throws(ConfigDecodingError) -> Expectation {
+    private mutating func scanValue() throws(JSONDecodingError) -> Expectation {
         guard let byte = peek() else { throw syntaxError("unexpected end of body; expected a value") }
         switch byte {
         case UInt8(ascii: "{"):
@@ -147,9 +147,9 @@ struct JSONSyntaxValidator {
         return valueEnded()
     }
 
-    private mutating func open(_ container: Container) throws(ConfigDecodingError) {
+    private mutating func open(_ container: Container) throws(JSONDecodingError) {
         guard stack.count < maximumDepth else {
-            throw ConfigDecodingError(
+            throw JSONDecodingError(
                 code: .nestingTooDeep,
                 path: path,
                 location: location(of: position),
@@ -174,7 +174,7 @@ struct JSONSyntaxValidator {
         return .commaOrEnd
     }
 
-    private mutating func scanCommaOrEnd() throws(ConfigDecodingError) -> Expectation {
+    private mutating func scanCommaOrEnd() throws(JSONDecodingError) -> Expectation {
         let isObject: Bool
         if case .object = stack[stack.count - 1] { isObject = true } else { isObject = false }
         switch peek() {
@@ -192,7 +192,7 @@ struct JSONSyntaxValidator {
         }
     }
 
-    private mutating func scanKey() throws(ConfigDecodingError) -> Expectation {
+    private mutating func scanKey() throws(JSONDecodingError) -> Expectation {
         guard peek() == UInt8(ascii: "\"") else {
             throw syntaxError(
                 peek() == nil ? "unexpected end of body; expected an object key" : "expected a string key")
@@ -207,7 +207,7 @@ struct JSONSyntaxValidator {
             ? keys.insert(object: ordinal) { Self.appendDecodedUTF8(contents, to: &$0) }
             : keys.insert(object: ordinal, bodyRange: key.start..<key.end)
         guard inserted else {
-            throw ConfigDecodingError(
+            throw JSONDecodingError(
                 code: .duplicateKey,
                 path: path,
                 location: location(of: keyStart),
@@ -223,7 +223,7 @@ struct JSONSyntaxValidator {
     ///
     /// - Returns: Where the string's contents lie; nothing is decoded.
     @discardableResult
-    private mutating func scanString() throws(ConfigDecodingError) -> StringSpan {
+    private mutating func scanString() throws(JSONDecodingError) -> StringSpan {
         position += 1
         let contentStart = position
         var hasEscapes = false
@@ -248,7 +248,7 @@ struct JSONSyntaxValidator {
         throw syntaxError("unexpected end of body inside a string", at: contentStart - 1)
     }
 
-    private mutating func scanEscape() throws(ConfigDecodingError) {
+    private mutating func scanEscape() throws(JSONDecodingError) {
         let escapeStart = position
         position += 1
         guard let byte = peek() else { throw syntaxError("unexpected end of body inside an escape sequence") }
@@ -281,7 +281,7 @@ struct JSONSyntaxValidator {
         }
     }
 
-    private mutating func scanHexQuad() throws(ConfigDecodingError) -> UInt16 {
+    private mutating func scanHexQuad() throws(JSONDecodingError) -> UInt16 {
         var value: UInt16 = 0
         for _ in 0..<4 {
             guard let byte = peek(), let digit = Self.hexValue(byte) else {
@@ -294,7 +294,7 @@ struct JSONSyntaxValidator {
     }
 
     /// Validates one UTF-8 encoded scalar of two to four bytes (RFC 3629: no overlongs, no surrogates).
-    private mutating func scanMultiByteScalar() throws(ConfigDecodingError) {
+    private mutating func scanMultiByteScalar() throws(JSONDecodingError) {
         let lead = bytes[position]
         let length: Int
         var secondRange: ClosedRange<UInt8> = 0x80...0xBF
@@ -373,7 +373,7 @@ struct JSONSyntaxValidator {
 
     // MARK: Numbers and literals
 
-    private mutating func scanNumber() throws(ConfigDecodingError) {
+    private mutating func scanNumber() throws(JSONDecodingError) {
         let start = position
         if peek() == UInt8(ascii: "-") { position += 1 }
         guard let first = peek(), isDigit(first) else { throw syntaxError("expected a digit after '-'") }
@@ -403,7 +403,7 @@ struct JSONSyntaxValidator {
         guard hasExponent || position - start > 308 else { return }
         let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(literal), value.isFinite else {
-            throw ConfigDecodingError(
+            throw JSONDecodingError(
                 code: .numberOutOfRange,
                 path: path,
                 location: location(of: start),
@@ -412,7 +412,7 @@ struct JSONSyntaxValidator {
         }
     }
 
-    private mutating func scanLiteral(_ literal: StaticString) throws(ConfigDecodingError) {
+    private mutating func scanLiteral(_ literal: StaticString) throws(JSONDecodingError) {
         let start = position
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
         for byte in expected {
@@ -423,7 +423,7 @@ struct JSONSyntaxValidator {
 
     // MARK: Encoding, whitespace, errors
 
-    private func checkEncoding() throws(ConfigDecodingError) {
+    private func checkEncoding() throws(JSONDecodingError) {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw encodingError("the body starts with a UTF-8 byte order mark; JSON over a network must not have one")
         }
@@ -481,22 +481,22 @@ struct JSONSyntaxValidator {
         return text
     }
 
-    private func location(of offset: Int) -> ConfigDecodingError.Location {
+    private func location(of offset: Int) -> JSONDecodingError.Location {
         var line = 1
         var lineStart = 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
         }
-        return ConfigDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
+        return JSONDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
     }
 
-    private func syntaxError(_ reason: String, at offset: Int? = nil) -> ConfigDecodingError {
-        ConfigDecodingError(
+    private func syntaxError(_ reason: String, at offset: Int? = nil) -> JSONDecodingError {
+        JSONDecodingError(
             code: .invalidSyntax, path: path, location: location(of: offset ?? position), reason: reason)
     }
 
-    private func encodingError(_ reason: String) -> ConfigDecodingError {
-        ConfigDecodingError(code: .invalidEncoding, path: path, location: location(of: position), reason: reason)
+    private func encodingError(_ reason: String) -> JSONDecodingError {
+        JSONDecodingError(code: .invalidEncoding, path: path, location: location(of: position), reason: reason)
     }
 }

@@ -2,11 +2,9 @@
 ///
 /// On Apple platforms the client forwards UIKit's foreground and low-power notifications itself;
 /// elsewhere, or with your own hooks, call ``ConfigLifecycle/handle(_:)``.
-public enum AppLifecycleEvent: Sendable, Hashable {
+public enum AppLifecycleEvent: Sendable, Equatable {
     /// The app came to the foreground: a stale configuration is refreshed.
     case willEnterForeground
-    /// The app went to the background.
-    case didEnterBackground
     /// Low power mode was turned on or off: periodic refreshes and retries pause while it is on,
     /// once the SDK is ready, and one that fell due meanwhile runs as soon as it goes off.
     ///

@@ -24,10 +24,6 @@ final class AppLifecycleObservers: Sendable {
                     _ in
                     forward(.willEnterForeground)
                 },
-                center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) {
-                    _ in
-                    forward(.didEnterBackground)
-                },
                 center.addObserver(forName: .NSProcessInfoPowerStateDidChange, object: nil, queue: nil) { _ in
                     forward(.lowPowerModeChanged(isEnabled: ProcessInfo.processInfo.isLowPowerModeEnabled))
                 },

@@ -32,7 +32,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     public typealias Config = Catalogue.Config
 
     /// The store the lifecycle fills.
-    public let store: CatalogueConfigStore<Catalogue>
+    package let store: CatalogueConfigStore<Catalogue>
     /// How the lifecycle loads, refreshes and becomes ready.
     public let configuration: LifecycleConfiguration<Config>
 
@@ -146,8 +146,6 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         switch event {
         case .willEnterForeground:
             refreshIfStale(.foreground)
-        case .didEnterBackground:
-            break
         case .lowPowerModeChanged(let isEnabled):
             let (changed, wake) = control.withLock { $0.setPaused(isEnabled) }
             guard changed else { return }
@@ -160,7 +158,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// ``LifecycleConfiguration/timeToLive``; does nothing otherwise, or without one.
     ///
     /// The client calls it when its configuration is read.
-    public func refreshIfStale() {
+    package func refreshIfStale() {
         refreshIfStale(.stale)
     }
 
@@ -388,7 +386,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             report(.cacheRejected(error))
             // Not a valid configuration: it would be rejected again at every start. Unreadable: the
             // failure may pass (a protected file while the device is locked), so it stays.
-            if error is ConfigDecodingError { await clearCorruptCache(cache) }
+            if error is JSONDecodingError { await clearCorruptCache(cache) }
             return nil
         }
     }

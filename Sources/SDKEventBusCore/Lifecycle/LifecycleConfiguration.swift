@@ -13,7 +13,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     ///
     /// Shorter ones are raised to it, so that a misconfigured interval cannot hammer the
     /// configuration server.
-    public static var minimumRefreshInterval: Duration { .seconds(1) }
+    static var minimumRefreshInterval: Duration { .seconds(1) }
 
     /// How long after a successful fetch the lifecycle fetches again; `nil` fetches only until the
     /// first success, and after that only on demand (``ConfigLifecycle/refreshNow()``, or a stale

@@ -12,9 +12,9 @@
 ///
 /// No wait is ever shorter than ``minimumDelay`` (100 ms), whatever the settings and the jitter, so
 /// that a misconfigured policy cannot hammer the configuration server in a loop.
-public struct RetryPolicy: Sendable, Hashable {
+public struct RetryPolicy: Sendable, Equatable {
     /// The shortest wait after a failure: 100 ms.
-    public static let minimumDelay: Duration = .milliseconds(100)
+    static let minimumDelay: Duration = .milliseconds(100)
 
     /// The wait after the first failure.
     public var initialDelay: Duration
@@ -51,7 +51,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - failures: How many fetches in a row have failed, from 1.
     ///   - random: A number in `0..<1` that picks the jitter; the SDK passes a random one.
     /// - Returns: How long to wait before fetching again, at least ``minimumDelay``.
-    public func delay(afterFailures failures: Int, random: Double) -> Duration {
+    func delay(afterFailures failures: Int, random: Double) -> Duration {
         // In seconds, clamped to the cap before converting back, so no product can overflow.
         let maximum = maximumDelay / .seconds(1)
         var delay = min(initialDelay / .seconds(1), maximum)

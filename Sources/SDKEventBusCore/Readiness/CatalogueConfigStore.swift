@@ -57,7 +57,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     public nonisolated var readiness: Readiness? { gate.outcome }
 
     /// The last error recorded with ``recordError(_:)`` or ``failReadiness(with:)``.
-    public nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
+    package nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
 
     /// How many callers are waiting for readiness now, for diagnostics and tests.
     public nonisolated var waiterCount: Int { gate.waiterCount }
@@ -178,7 +178,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// - Returns: Whether this call resolved readiness (`false` when it was already resolved,
     ///   failed or shut down).
     @discardableResult
-    public func resolveDegraded(because error: any Error) -> Bool {
+    package func resolveDegraded(because error: any Error) -> Bool {
         resolveDegraded(because: error) {}
     }
 
@@ -218,7 +218,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// waiting, and ``lastError`` reports it.
     ///
     /// - Parameter error: The error.
-    public nonisolated func recordError(_ error: any Error) {
+    package nonisolated func recordError(_ error: any Error) {
         state.withLock { $0.lastError = error }
     }
 

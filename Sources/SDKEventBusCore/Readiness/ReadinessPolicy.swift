@@ -6,8 +6,8 @@
 /// configuration.readinessPolicy = .cachedOrLive                    // the default
 /// configuration.readinessPolicy = .degraded(deadline: .seconds(3)) // never hang at launch
 /// ```
-public struct ReadinessPolicy: Sendable, Hashable, CustomStringConvertible {
-    enum Kind: Hashable {
+public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
+    enum Kind: Equatable {
         case live
         case cachedOrLive
         case degraded(deadline: Duration?)

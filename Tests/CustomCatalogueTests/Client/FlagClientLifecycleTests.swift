@@ -155,11 +155,11 @@ import Testing
         try await client.ready()
         #expect(try await clock.advanceToNextDeadline() == .seconds(60))
         try await harness.steps.wait("a failed fetch") { $0.failure != nil }
-        let error = try #require(harness.steps.steps.compactMap(\.failure).first as? ConfigDecodingError)
+        let error = try #require(harness.steps.steps.compactMap(\.failure).first as? JSONDecodingError)
         #expect(error.code == malformed.code)
         if let path = malformed.path { #expect(error.path == path) }
         #expect(client.config == FlagFixtures.flagSet, "the last good flag set stays")
-        #expect(client.status.lastFetchError is ConfigDecodingError)
+        #expect(client.status.lastFetchError is JSONDecodingError)
         #expect(try await clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
         try await harness.steps.wait("an unchanged refresh") { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)

@@ -55,7 +55,7 @@ import Testing
 
     @Test(arguments: MalformedFlagSet.corpus)
     func malformedBodyIsRejectedWithATypedErrorNamingWhatAndWhere(_ malformed: MalformedFlagSet) {
-        let error = #expect(throws: ConfigDecodingError.self) { try FlagSet.decode(from: malformed.body) }
+        let error = #expect(throws: JSONDecodingError.self) { try FlagSet.decode(from: malformed.body) }
         #expect(error?.code == malformed.code, "\(error.map { "\($0)" } ?? "no error")")
         if let path = malformed.path { #expect(error?.path == path, "\(error.map { "\($0)" } ?? "no error")") }
     }
@@ -75,7 +75,7 @@ import Testing
         #expect(try cache.load() == FlagFixtures.flagSet)
         #expect(cache.lastSaved != nil)
         try Data(FlagFixtures.text.utf8.prefix(100)).write(to: cache.fileURL)
-        let error = #expect(throws: ConfigDecodingError.self) { try cache.load() }
+        let error = #expect(throws: JSONDecodingError.self) { try cache.load() }
         #expect(error?.code == .invalidSyntax)
     }
 }

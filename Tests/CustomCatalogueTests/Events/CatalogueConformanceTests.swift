@@ -30,7 +30,7 @@ import Testing
         CatalogueConformance(
             rawValues: flagRawValues,
             replayRules: [.initialized: .sticky],
-            samples: [.initialized, .flagsChanged(["myBoolFlag"]), .error("config body rejected")]
+            samples: [.initialized, .flagsChanged(["myBoolFlag"]), .error("JSON rejected")]
         )
     }
 
@@ -151,7 +151,7 @@ enum DriftedFlagPayload: WireCodablePayload, Equatable {
 
     func encodeData(to encoder: any Encoder) throws {
         switch self {
-        case .initialized: try EmptyWireData().encode(to: encoder)
+        case .initialized: break
         case .flagsChanged(let keys): try FlagsChangedPayload(changedKeys: keys).encode(to: encoder)
         case .error(let message): try FlagErrorPayload(message: message).encode(to: encoder)
         }

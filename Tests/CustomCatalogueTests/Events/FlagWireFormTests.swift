@@ -17,8 +17,8 @@ import Testing
         ),
         (.flagsChanged(FlagsChangedPayload(changedKeys: [])), #"{"data":{"changedKeys":[]},"event":"flags.changed"}"#),
         (
-            .error(FlagErrorPayload(message: "config body rejected: \"flags\" is missing")),
-            #"{"data":{"message":"config body rejected: \"flags\" is missing"},"event":"error"}"#
+            .error(FlagErrorPayload(message: "JSON rejected: \"flags\" is missing")),
+            #"{"data":{"message":"JSON rejected: \"flags\" is missing"},"event":"error"}"#
         ),
     ]
 
@@ -49,17 +49,17 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"event":"flag.changed","data":{}}"#, EventDecodingError.Code.unknownEvent, "event"),
+        (#"{"event":"flag.changed","data":{}}"#, JSONDecodingError.Code.unknownEvent, "event"),
         (#"{"data":{"changedKeys":[]}}"#, .missingField, "event"),
         (#"{"event":"error"}"#, .missingField, "data"),
-        (#"{"event":"flags.changed","data":{"changedKeys":"myBoolFlag"}}"#, .invalidData, "data.changedKeys"),
-        (#"{"event":"initialized","data":{"source":"network"}}"#, .invalidData, "data.source"),
-        (#"{"event":"error","data":{}}"#, .invalidData, "data.message"),
-        (#"["initialized"]"#, .invalidJSON, ""),
-        (#"{"event":"error","data":"#, .invalidJSON, ""),
+        (#"{"event":"flags.changed","data":{"changedKeys":"myBoolFlag"}}"#, .wrongType, "data.changedKeys"),
+        (#"{"event":"initialized","data":{"source":"network"}}"#, .invalidValue, "data.source"),
+        (#"{"event":"error","data":{}}"#, .missingField, "data.message"),
+        (#"["initialized"]"#, .invalidSyntax, ""),
+        (#"{"event":"error","data":"#, .invalidSyntax, ""),
     ])
-    func malformedWireFormIsRejectedWithATypedError(_ json: String, _ code: EventDecodingError.Code, _ path: String) {
-        let error = #expect(throws: EventDecodingError.self) { try FlagEventPayload(wireJSON: Data(json.utf8)) }
+    func malformedWireFormIsRejectedWithATypedError(_ json: String, _ code: JSONDecodingError.Code, _ path: String) {
+        let error = #expect(throws: JSONDecodingError.self) { try FlagEventPayload(wireJSON: Data(json.utf8)) }
         #expect(error?.code == code, "\(error.map { "\($0)" } ?? "no error")")
         #expect(error?.path == path, "\(error.map { "\($0)" } ?? "no error")")
     }

@@ -109,7 +109,7 @@ extension FlagEventPayload {
     static let samples: [FlagEventPayload] = [
         .initialized(InitializedPayload(source: .live)),
         .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag", "headerColor"])),
-        .error(FlagErrorPayload(message: "config body rejected")),
+        .error(FlagErrorPayload(message: "JSON rejected")),
     ]
 }
 

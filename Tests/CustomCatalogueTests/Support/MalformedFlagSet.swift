@@ -6,7 +6,7 @@ import Testing
 struct MalformedFlagSet: CustomTestStringConvertible, Sendable {
     let name: String
     let body: Data
-    let code: ConfigDecodingError.Code
+    let code: JSONDecodingError.Code
     /// The path the error must name, when the kind has one.
     let path: String?
 

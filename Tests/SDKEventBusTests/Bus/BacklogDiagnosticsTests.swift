@@ -7,11 +7,24 @@ import Testing
 @Suite struct BacklogDiagnosticsTests {
     /// Collects the backlog reports of one bus.
     final class Reports: Sendable {
-        private let reports = LockedValue<[DeliveryBacklog]>([])
-        func record(_ diagnostic: BusDiagnostic) {
-            if case .backlog(let backlog) = diagnostic { reports.withLock { $0.append(backlog) } }
+        /// One backlog report's facts.
+        struct Backlog {
+            let lane: String
+            let pending: Int
+            let highWaterMark: Int
+            let oldestAge: Duration
+            let description: String
         }
-        var all: [DeliveryBacklog] { reports.withLock { $0 } }
+
+        private let reports = LockedValue<[Backlog]>([])
+        func record(_ diagnostic: BusDiagnostic) {
+            guard case .backlog(let lane, let pending, let highWaterMark, let oldestAge) = diagnostic else { return }
+            let backlog = Backlog(
+                lane: lane, pending: pending, highWaterMark: highWaterMark, oldestAge: oldestAge,
+                description: "\(diagnostic)")
+            reports.withLock { $0.append(backlog) }
+        }
+        var all: [Backlog] { reports.withLock { $0 } }
     }
 
     static let conversion = EventPayloadValue.conversion(ConversionPayload(goalId: "g", visitorId: "v"))

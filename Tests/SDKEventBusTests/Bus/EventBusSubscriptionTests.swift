@@ -162,19 +162,6 @@ import Testing
         #expect(typed.items == [first, second])
     }
 
-    @Test func typedOnceAndTypedOwnerBoundSubscriptions() async {
-        let once = Recorder<ApiQueueReleasedPayload>()
-        let screen = Screen()
-        _ = bus.once(ApiQueueReleasedPayload.self) { once.append($0) }
-        bus.on(ApiQueueReleasedPayload.self, owner: screen) { screen, payload in
-            screen.received.append(payload.payloadValue)
-        }
-        for number in 0..<3 { emitter.fire(ApiQueueReleasedPayload(eventCount: number)) }
-        await bus.flush()
-        #expect(once.items.map(\.eventCount) == [0])
-        #expect(screen.received.compactMap(\.number) == [0, 1, 2])
-    }
-
     // MARK: Replay
 
     @Test func replayRulesAreDeclaredPerEvent() {

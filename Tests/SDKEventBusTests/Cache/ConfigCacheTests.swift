@@ -37,7 +37,7 @@ struct TemporaryDirectory {
         #expect {
             try cache.load()
         } throws: { error in
-            (error as? ConfigDecodingError)?.code == .invalidSyntax
+            (error as? JSONDecodingError)?.code == .invalidSyntax
         }
     }
 
@@ -50,7 +50,7 @@ struct TemporaryDirectory {
         #expect {
             try cache.load()
         } throws: { error in
-            !(error is ConfigDecodingError)
+            !(error is JSONDecodingError)
         }
     }
 
@@ -75,7 +75,7 @@ struct TemporaryDirectory {
         #expect {
             try cache.save(Fixtures.projectConfig, body: Fixtures.projectConfig.encodedForCache())
         } throws: { error in
-            !(error is ConfigDecodingError)
+            !(error is JSONDecodingError)
         }
     }
 }
@@ -141,7 +141,7 @@ struct TemporaryDirectory {
         await harness.diagnostics.wait { if case .cacheRejected = $0 { true } else { false } }
         #expect(client.status.isReady == false)
         #expect(client.status.source == nil)
-        #expect((client.status.lastFetchError as? ConfigDecodingError)?.code == .invalidSyntax)
+        #expect((client.status.lastFetchError as? JSONDecodingError)?.code == .invalidSyntax)
         await client.bus.flush()
         #expect(harness.recorder.events.isEmpty, "no false ready")
         await client.shutdown()

@@ -24,16 +24,16 @@
             guard #available(iOS 17, macOS 14, tvOS 17, watchOS 10, *) else { return }
             let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .config(a))]))
             let model = client.observableStatus
-            #expect(!model.isReady)
-            let changed = observing { _ = model.isReady }
+            #expect(!model.status.isReady)
+            let changed = observing { _ = model.status.isReady }
             try await rig.clock.waitForSleepers(1)
             rig.clock.advance(by: .seconds(1))
             for await _ in changed {}
             await MainActor.run {}  // the update that notified has now been applied
-            #expect(model.isReady)
-            #expect(model.readiness?.source == .live)
-            #expect(model.source == .live)
-            #expect(model.lastUpdated != nil)
+            #expect(model.status.isReady)
+            #expect(model.status.readiness?.source == .live)
+            #expect(model.status.source == .live)
+            #expect(model.status.lastUpdated != nil)
             await client.shutdown()
         }
 
@@ -42,19 +42,19 @@
             let failure = MockConfigFetchService.SimulatedError("offline")
             let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .failure(failure)), .config(a)]))
             let model = client.observableStatus
-            let failed = observing { _ = model.consecutiveFailures }
+            let failed = observing { _ = model.status.consecutiveFailures }
             try await rig.clock.waitForSleepers(1)
             rig.clock.advance(by: .seconds(1))
             for await _ in failed {}
             await MainActor.run {}
-            #expect(model.consecutiveFailures == 1)
-            #expect(model.lastError as? MockConfigFetchService.SimulatedError == failure)
-            let recovered = observing { _ = model.lastError }
+            #expect(model.status.consecutiveFailures == 1)
+            #expect(model.status.lastFetchError as? MockConfigFetchService.SimulatedError == failure)
+            let recovered = observing { _ = model.status.lastFetchError }
             try await rig.clock.advanceToNextDeadline()
             for await _ in recovered {}
             await MainActor.run {}
-            #expect(model.lastError == nil)
-            #expect(model.isReady)
+            #expect(model.status.lastFetchError == nil)
+            #expect(model.status.isReady)
             await client.shutdown()
         }
 
@@ -63,12 +63,12 @@
             let (client, _) = rig.client(rig.service([.config(a)]))
             try await client.ready()
             let model = client.observableStatus
-            let changed = observing { _ = model.isShutDown }
+            let changed = observing { _ = model.status.isShutDown }
             await client.shutdown()
             for await _ in changed {}
             await MainActor.run {}
-            #expect(model.isShutDown)
-            #expect(!model.isReady)
+            #expect(model.status.isShutDown)
+            #expect(!model.status.isReady)
         }
     }
 #endif

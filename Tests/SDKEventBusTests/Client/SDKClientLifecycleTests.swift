@@ -116,7 +116,7 @@ import Testing
         try await client.ready()
         #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
         await harness.diagnostics.wait { $0.isFetchFailed }
-        let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? ConfigDecodingError)
+        let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? JSONDecodingError)
         #expect(error.code == malformed.code)
         #expect(client.config == a, "the last good config stays")
         #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")

@@ -45,7 +45,7 @@ import Testing
         var guarded: Guarded?
     }
 
-    static func error(decoding body: String) -> ConfigDecodingError? {
+    static func error(decoding body: String) -> JSONDecodingError? {
         do {
             _ = try RolloutConfig.decode(from: Data(body.utf8))
             return nil
@@ -63,7 +63,7 @@ import Testing
         #expect(error.reason == "expected a whole number (Int), found 1.5")
         #expect(
             error.description
-                == "config body rejected (wrongType), at version: expected a whole number (Int), found 1.5")
+                == "JSON rejected (wrongType), at version: expected a whole number (Int), found 1.5")
     }
 
     @Test func aNumberTooLargeForAnIntNamesThePathAndTheRange() throws {
@@ -119,7 +119,7 @@ import Testing
     // MARK: Every code
 
     /// A body for each code a decoder reports, with the path it names.
-    static let everyCode: [(code: ConfigDecodingError.Code, body: String, path: String)] = [
+    static let everyCode: [(code: JSONDecodingError.Code, body: String, path: String)] = [
         (.emptyBody, "  \n", ""),
         (.invalidEncoding, "\u{FEFF}{\"version\": 1}", ""),
         (.invalidSyntax, #"{"version": tru}"#, "version"),
@@ -150,14 +150,14 @@ import Testing
     }
 
     @Test func everyCodeHasANameForLogs() {
-        let codes: [ConfigDecodingError.Code] = [
-            .emptyBody, .bodyTooLarge, .invalidEncoding, .invalidSyntax, .nestingTooDeep, .duplicateKey,
-            .numberOutOfRange, .missingField, .wrongType, .invalidValue,
+        let codes: [JSONDecodingError.Code] = [
+            .emptyBody, .invalidEncoding, .invalidSyntax, .nestingTooDeep, .duplicateKey,
+            .numberOutOfRange, .missingField, .wrongType, .invalidValue, .unknownEvent,
         ]
         #expect(
             codes.map(\.description) == [
-                "emptyBody", "bodyTooLarge", "invalidEncoding", "invalidSyntax", "nestingTooDeep", "duplicateKey",
-                "numberOutOfRange", "missingField", "wrongType", "invalidValue",
+                "emptyBody", "invalidEncoding", "invalidSyntax", "nestingTooDeep", "duplicateKey",
+                "numberOutOfRange", "missingField", "wrongType", "invalidValue", "unknownEvent",
             ])
     }
 }

@@ -21,7 +21,7 @@ import Testing
     struct ThreadProbe: RemoteConfiguration {
         static let decodedOnTheMainQueue = LockedValue<[Bool]>([])
 
-        static func decode(from body: Data) throws(ConfigDecodingError) -> ThreadProbe {
+        static func decode(from body: Data) throws(JSONDecodingError) -> ThreadProbe {
             decodedOnTheMainQueue.withLock { $0.append(DecodingIsolationTests.isOnTheMainQueue) }
             return ThreadProbe()
         }

@@ -8,7 +8,7 @@ import Testing
     /// The error validating `json` throws, or `nil` when it is valid.
     private func validationError(
         _ json: String, maximumDepth: Int = ProjectConfig.maximumNestingDepth
-    ) -> ConfigDecodingError? {
+    ) -> JSONDecodingError? {
         do {
             try JSONSyntaxValidator.validate(Data(json.utf8), maximumDepth: maximumDepth)
             return nil

@@ -34,7 +34,7 @@ import Testing
     @Test func bodiesGoThroughTheSameDecoderAsRealOnes() async throws {
         let service = MockConfigFetchService([.body(Fixtures.projectConfigData), .body(Data("{\"account_id\":".utf8))])
         #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
-        var expected: ConfigDecodingError?
+        var expected: JSONDecodingError?
         do { _ = try ProjectConfig(jsonData: Data("{\"account_id\":".utf8)) } catch { expected = error }
         await #expect(throws: expected!) { try await service.fetchLiveConfig() }
     }

@@ -93,7 +93,7 @@ import Testing
 
     @Test func syntaxErrorNamesLineColumnAndPath() {
         let body = Data("{\n  \"account_id\": \"1\",\n  \"project\": {\"id\": \"1\" \"name\": \"p\"}\n}".utf8)
-        #expect(throws: ConfigDecodingError.self) { try ProjectConfig(jsonData: body) }
+        #expect(throws: JSONDecodingError.self) { try ProjectConfig(jsonData: body) }
         do {
             _ = try ProjectConfig(jsonData: body)
         } catch {

@@ -202,7 +202,7 @@ import Testing
 
     @Test func malformedBodyFailsWithTheSameErrorAsTheDecoder() async throws {
         let body = Data(Self.fixture.prefix(500))
-        var expected: ConfigDecodingError?
+        var expected: JSONDecodingError?
         do { _ = try ProjectConfig(jsonData: body) } catch { expected = error }
         let decoderError = try #require(expected)
         try await Self.withServer(answering: Response(status: 200, body: body)) { _, service in
@@ -217,7 +217,7 @@ import Testing
                 try await service.fetchLiveConfig()
             } throws: { error in
                 if let error = error as? ConfigFetchError { return error.code == .transport && error.isRetryable }
-                return error is ConfigDecodingError  // a client that hands over the partial body: rejected as truncated
+                return error is JSONDecodingError  // a client that hands over the partial body: rejected as truncated
             }
         }
     }

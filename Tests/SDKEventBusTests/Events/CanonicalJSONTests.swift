@@ -208,7 +208,7 @@ import Testing
     // MARK: Errors
 
     @Test(arguments: [
-        ("", ConfigDecodingError.Code.invalidSyntax),
+        ("", JSONDecodingError.Code.invalidSyntax),
         ("  ", .invalidSyntax),
         ("{", .invalidSyntax),
         (#"{"a":1,}"#, .invalidSyntax),
@@ -237,7 +237,7 @@ import Testing
         (#"{"a":1,"b":2,"a":3}"#, .duplicateKey),
         (#"{"é":1,"\u00e9":2}"#, .duplicateKey),
     ])
-    func malformedJSONIsATypedError(json: String, code: ConfigDecodingError.Code) {
+    func malformedJSONIsATypedError(json: String, code: JSONDecodingError.Code) {
         do {
             let result = try CanonicalJSON.canonicalize(Data(json.utf8))
             Issue.record("accepted \(json) as \(String(decoding: result, as: UTF8.self))")
@@ -265,7 +265,7 @@ import Testing
             Issue.record("accepted a duplicate key")
         } catch {
             #expect(error.code == .duplicateKey)
-            #expect(error.location == ConfigDecodingError.Location(byteOffset: 14, line: 3, column: 3))
+            #expect(error.location == JSONDecodingError.Location(byteOffset: 14, line: 3, column: 3))
         }
     }
 }

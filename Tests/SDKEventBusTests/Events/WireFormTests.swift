@@ -142,23 +142,23 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"event":"bucketed","data":{}}"#, EventDecodingError.Code.unknownEvent, "event"),
+        (#"{"event":"bucketed","data":{}}"#, JSONDecodingError.Code.unknownEvent, "event"),
         (#"{"event":"Ready","data":{}}"#, .unknownEvent, "event"),
         (#"{"data":{}}"#, .missingField, "event"),
         (#"{"event":7,"data":{}}"#, .missingField, "event"),
         (#"{"event":"ready"}"#, .missingField, "data"),
-        (#"{"event":"bucketing","data":{"experienceId":"e","variationId":"v"}}"#, .invalidData, "data.visitorId"),
+        (#"{"event":"bucketing","data":{"experienceId":"e","variationId":"v"}}"#, .missingField, "data.visitorId"),
         (
-            #"{"event":"bucketing","data":{"experienceId":"e","variationId":"v","visitorId":1}}"#, .invalidData,
+            #"{"event":"bucketing","data":{"experienceId":"e","variationId":"v","visitorId":1}}"#, .wrongType,
             "data.visitorId"
         ),
-        (#"{"event":"api.queue.released","data":{"eventCount":"12"}}"#, .invalidData, "data.eventCount"),
-        (#"{"event":"audiences","data":[]}"#, .invalidData, "data"),
-        (#"["ready"]"#, .invalidJSON, ""),
-        (#"{"event":"ready","data":{}"#, .invalidJSON, ""),
-        ("", .invalidJSON, ""),
+        (#"{"event":"api.queue.released","data":{"eventCount":"12"}}"#, .wrongType, "data.eventCount"),
+        (#"{"event":"audiences","data":[]}"#, .wrongType, "data"),
+        (#"["ready"]"#, .invalidSyntax, ""),
+        (#"{"event":"ready","data":{}"#, .invalidSyntax, ""),
+        ("", .invalidSyntax, ""),
     ])
-    func malformedWireObjectIsATypedError(json: String, code: EventDecodingError.Code, path: String) {
+    func malformedWireObjectIsATypedError(json: String, code: JSONDecodingError.Code, path: String) {
         do {
             _ = try EventPayloadValue(wireJSON: Data(json.utf8))
             Issue.record("accepted \(json)")

@@ -127,7 +127,7 @@ import Testing
         #expect {
             try ProjectConfig(jsonData: body)
         } throws: { error in
-            guard let error = error as? ConfigDecodingError else { return false }
+            guard let error = error as? JSONDecodingError else { return false }
             return error.code == .wrongType && error.path.starts(with: field.path)
         }
     }
@@ -138,7 +138,7 @@ import Testing
         #expect {
             try ProjectConfig(jsonData: body)
         } throws: { error in
-            guard let error = error as? ConfigDecodingError else { return false }
+            guard let error = error as? JSONDecodingError else { return false }
             return error.code == .missingField && error.path == field.path
         }
     }

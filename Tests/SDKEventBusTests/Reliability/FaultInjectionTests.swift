@@ -33,7 +33,7 @@ import Testing
         NSError(domain: NSPOSIXErrorDomain, code: Int(ECONNREFUSED)),
         CancellationError(),  // thrown by the service itself, not by shutdown
         DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a service's own decoder failed")),
-        ConfigDecodingError(code: .invalidSyntax, reason: "truncated"),
+        JSONDecodingError(code: .invalidSyntax, reason: "truncated"),
     ]
 
     @Test func everyKindOfFetchErrorIsRetriedWithBackoffKeepingTheLastGoodConfig() async throws {

@@ -49,7 +49,7 @@ enum Fixtures {
 struct MalformedBody: CustomTestStringConvertible, Sendable {
     let name: String
     let body: Data
-    let code: ConfigDecodingError.Code
+    let code: JSONDecodingError.Code
     /// The path the error must name, when the kind has one.
     let path: String?
 

@@ -1,8 +1,9 @@
-/// A configuration body that could not be decoded, with what was wrong and where.
+/// A JSON body that could not be decoded — a configuration, a cached configuration, an event's wire
+/// form — with what was wrong and where.
 ///
-/// Thrown by ``RemoteConfiguration/decode(from:)`` (``ProjectConfig/init(jsonData:)`` for the built-in
-/// configuration), by every fetch service that decodes a body, and by the file cache. The
-/// SDK rejects such a body: the previous configuration stays in place and no event fires.
+/// Thrown by ``RemoteConfiguration/decode(from:)``, by every fetch service that decodes a body, by
+/// the file cache, and by ``WireCodablePayload/init(wireJSON:)``. The SDK rejects such a
+/// configuration: the previous one stays in place and no event fires.
 ///
 /// ```swift
 /// do {
@@ -13,12 +14,11 @@
 /// ```
 ///
 /// Match on ``code`` to handle a kind of failure; new codes may be added without breaking you.
-public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable {
+    public struct Code: Equatable, Sendable, CustomStringConvertible {
+        private enum Value: Sendable {
             case emptyBody
-            case bodyTooLarge
             case invalidEncoding
             case invalidSyntax
             case nestingTooDeep
@@ -27,18 +27,13 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
             case missingField
             case wrongType
             case invalidValue
+            case unknownEvent
         }
 
         private let value: Value
 
         /// The body is empty or only whitespace.
         public static let emptyBody = Code(value: .emptyBody)
-        /// The body is larger than the limit the fetch service allows.
-        ///
-        /// The package's decoders never throw it: ``HTTPConfigFetchService`` refuses an oversized
-        /// body before decoding, with ``ConfigFetchError/Code/bodyTooLarge``. It is for a fetch
-        /// service or `decode(from:)` of your own that enforces a limit.
-        public static let bodyTooLarge = Code(value: .bodyTooLarge)
         /// The body is not UTF-8 (it has a byte order mark, is UTF-16, or has an invalid byte).
         public static let invalidEncoding = Code(value: .invalidEncoding)
         /// The body is not well-formed JSON.
@@ -58,13 +53,15 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
         /// A field has the right type but a value that cannot be used: an unknown enum case, an
         /// invalid URL, or a value your type's own `init(from:)` rejected with an error of its own.
         public static let invalidValue = Code(value: .invalidValue)
+        /// An event's wire form names an event its catalogue does not have.
+        public static let unknownEvent = Code(value: .unknownEvent)
 
         /// The code's name, for logs.
         public var description: String { "\(value)" }
     }
 
     /// Where in the body a syntax error was found.
-    public struct Location: Hashable, Sendable, CustomStringConvertible {
+    public struct Location: Equatable, Sendable, CustomStringConvertible {
         /// The offset of the offending byte from the start of the body, from 0.
         public var byteOffset: Int
         /// The line of the offending byte, from 1.
@@ -102,7 +99,7 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
 
     /// One sentence naming the failure, its location and path, and the reason.
     public var description: String {
-        var text = "config body rejected (\(code))"
+        var text = "JSON rejected (\(code))"
         if let location { text += " at \(location)" }
         if path.count > 120 {
             text += ", at \(path.prefix(60))…\(path.suffix(60))"
@@ -113,7 +110,7 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
     }
 }
 
-extension ConfigDecodingError {
+extension JSONDecodingError {
     /// A decoding failure with the coding path where it happened, as ``PathTracingDecoder`` finds
     /// it: the decoder's error for a value it could not convert, or a type's own error.
     struct Located: Error {
