@@ -29,7 +29,7 @@ import Foundation
 public final class AppEventBus: Sendable {
     let storage: BusStorage
     /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
-    public let name: String
+    let name: String
     /// Set once the all-events feed has had a subscriber: from then on a publish reads the clock.
     let hasFeed = OneWayFlag()
 

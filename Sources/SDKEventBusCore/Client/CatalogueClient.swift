@@ -257,11 +257,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
 
     // MARK: Shutdown
 
-    /// How long ``shutdown()`` waits at most: 5 s.
-    static var defaultShutdownTimeout: Duration { .seconds(5) }
-
     /// Shuts the SDK down: stops fetching, fails every current and later ``ready()`` with
-    /// ``ReadinessError/Code/shutDown``, delivers the events already fired, then ends every
+    /// ``ReadinessError/shutDown``, delivers the events already fired, then ends every
     /// subscription.
     ///
     /// Returns once the lifecycle has stopped and the bus is shut down: event sequences have
@@ -270,31 +267,21 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///
     /// It never waits without bound. A fetch or cache call in flight is abandoned at once, so
     /// neither the fetch service nor the cache holds it. Waiting for the lifecycle to stop and for
-    /// the events fired before shutdown to be delivered ends after ``defaultShutdownTimeout`` on
-    /// the configured ``LifecycleConfiguration/clock`` (``shutdown(timeout:)`` takes another), or
-    /// when the calling task is cancelled: what had not finished then (an actor that is blocked and
-    /// never runs its listeners' delivery, say) is abandoned, and its undelivered events are
-    /// dropped. The report lists everything abandoned.
+    /// the events fired before shutdown to be delivered ends after `timeout` on the configured
+    /// ``LifecycleConfiguration/clock``, or when the calling task is cancelled: what had not
+    /// finished then (an actor that is blocked and never runs its listeners' delivery, say) is
+    /// abandoned, and its undelivered events are dropped. The report lists everything abandoned.
     ///
     /// ```swift
     /// let report = await sdk.shutdown()
     /// if !report.isComplete { logger.info("\(report)") }
     /// ```
     ///
-    /// - Returns: What shutdown abandoned; usually nothing.
-    @discardableResult
-    public func shutdown() async -> ShutdownReport {
-        await shutdown(timeout: Self.defaultShutdownTimeout)
-    }
-
-    /// Shuts the SDK down as ``shutdown()`` does, waiting at most `timeout` on the configured
-    /// ``LifecycleConfiguration/clock``.
-    ///
     /// - Parameter timeout: How long to wait at most for the lifecycle to stop and the events
-    ///   already fired to be delivered.
+    ///   already fired to be delivered: 5 seconds unless you say otherwise.
     /// - Returns: What shutdown abandoned; usually nothing.
     @discardableResult
-    public func shutdown(timeout: Duration) async -> ShutdownReport {
+    public func shutdown(timeout: Duration = .seconds(5)) async -> ShutdownReport {
         task.cancel()
         store.shutdown()
         let late = await Self.drain(lifecycle: task, bus: bus, within: timeout, clock: configuration.clock)

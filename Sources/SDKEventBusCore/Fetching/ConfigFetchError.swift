@@ -13,8 +13,8 @@ import Foundation
 /// ```
 public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringConvertible {
     /// The kind of failure.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable {
+    public struct Code: Equatable, Sendable, CustomStringConvertible {
+        private enum Value: Sendable {
             case transport
             case httpStatus
             case bodyTooLarge

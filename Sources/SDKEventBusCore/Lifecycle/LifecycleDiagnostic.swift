@@ -112,14 +112,4 @@ extension LifecycleDiagnostic {
     public var failure: (any Error)? {
         if case .fetchFailed(let error, _, _) = self { error } else { nil }
     }
-
-    /// For ``fetchFailed(_:attempt:retryIn:)``, how long until the next attempt.
-    public var retryDelay: Duration? {
-        if case .fetchFailed(_, _, let delay) = self { delay } else { nil }
-    }
-
-    /// Whether this is ``stopped``.
-    public var isStopped: Bool {
-        if case .stopped = self { true } else { false }
-    }
 }

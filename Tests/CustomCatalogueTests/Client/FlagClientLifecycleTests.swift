@@ -197,7 +197,7 @@ import Testing
         #expect(later == .shutDown)
         let timed = await #expect(throws: ReadinessError.self) { try await client.ready(timeout: .seconds(1)) }
         #expect(timed == .shutDown)
-        #expect(harness.steps.steps.last?.isStopped == true)
+        #expect(harness.steps.steps.last.map { if case .stopped = $0 { true } else { false } } == true)
     }
 
     @Test func shutdownStopsFetchingAndKeepsTheFlagsReadable() async throws {
@@ -219,7 +219,7 @@ import Testing
         let (client, _, events) = harness.client(service)
         try await service.waitForFetches(1)
         await client.shutdown()
-        #expect(harness.steps.steps.last?.isStopped == true)
+        #expect(harness.steps.steps.last.map { if case .stopped = $0 { true } else { false } } == true)
         service.release()
         #expect(events.payloads.isEmpty)
     }
@@ -260,6 +260,6 @@ import Testing
             weakClient = client
         }
         #expect(weakClient == nil)
-        try await harness.steps.wait("the lifecycle stopped") { $0.isStopped }
+        try await harness.steps.wait("the lifecycle stopped") { if case .stopped = $0 { true } else { false } }
     }
 }

@@ -1,6 +1,8 @@
 import SDKEventBus
 import Testing
 
+@testable import SDKEventBusCore
+
 /// A container runs a scope's own code — its `description`, `hash(into:)` and `==` — outside its
 /// lock, so a scope that calls back into the container does not deadlock (in debug builds on Linux
 /// the error-checking lock would trap), and a scope's `deinit` never runs under it either.
