@@ -11,7 +11,7 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     let storage: BusStorage
     let index: CatalogueIndex<Catalogue>
     /// The bus this emitter fires on: the one to hand app code.
-    public let bus: CatalogueBus<Catalogue>
+    let bus: CatalogueBus<Catalogue>
 
     /// Fires `payload` to every listener of its event that is subscribed now.
     ///

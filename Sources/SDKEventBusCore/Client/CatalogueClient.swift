@@ -28,7 +28,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     /// The client's event bus: every subscription the client offers is made on it.
     public let bus: CatalogueBus<Catalogue>
     /// How the client loads, refreshes and becomes ready.
-    public var configuration: LifecycleConfiguration<Config> { lifecycle.configuration }
+    var configuration: LifecycleConfiguration<Config> { lifecycle.configuration }
 
     package let lifecycle: ConfigLifecycle<Catalogue>
     var store: CatalogueConfigStore<Catalogue> { lifecycle.store }

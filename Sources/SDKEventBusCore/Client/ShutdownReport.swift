@@ -10,7 +10,7 @@
 /// let report = await sdk.shutdown(timeout: .seconds(2))
 /// if !report.isComplete { logger.info("\(report)") }   // shut down, abandoning a fetch in flight
 /// ```
-public struct ShutdownReport: Sendable, Equatable, CustomStringConvertible {
+public struct ShutdownReport: Sendable, CustomStringConvertible {
     /// A piece of work that shutdown stopped waiting for.
     ///
     /// An opaque code: new kinds of work can be added without breaking a `switch`.

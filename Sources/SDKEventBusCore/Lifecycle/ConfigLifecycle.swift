@@ -166,7 +166,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     var refreshBookkeepingCount: Int { control.withLock { $0.refreshBookkeepingCount } }
 
     /// The state of the lifecycle, for diagnostics screens and logs.
-    public var currentStatus: SDKStatus {
+    var currentStatus: SDKStatus {
         status.snapshot(readiness: store.readiness, isShutDown: store.isShutDown)
     }
 

@@ -101,15 +101,3 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         }
     }
 }
-
-extension LifecycleDiagnostic {
-    /// For ``configApplied(_:)``, what the store did with the fetched configuration.
-    public var appliedChange: ConfigChange? {
-        if case .configApplied(let change) = self { change } else { nil }
-    }
-
-    /// For ``fetchFailed(_:attempt:retryIn:)``, the error.
-    public var failure: (any Error)? {
-        if case .fetchFailed(let error, _, _) = self { error } else { nil }
-    }
-}

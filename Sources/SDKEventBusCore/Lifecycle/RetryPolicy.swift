@@ -12,7 +12,7 @@
 ///
 /// No wait is ever shorter than ``minimumDelay`` (100 ms), whatever the settings and the jitter, so
 /// that a misconfigured policy cannot hammer the configuration server in a loop.
-public struct RetryPolicy: Sendable, Equatable {
+public struct RetryPolicy: Sendable {
     /// The shortest wait after a failure: 100 ms.
     static let minimumDelay: Duration = .milliseconds(100)
 

@@ -39,9 +39,6 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
         self.date = date
     }
 
-    /// Whether the SDK started without a configuration.
-    public var isDegraded: Bool { source == .degraded }
-
     /// Whether two readinesses say the same: the same source, age and date, and errors that
     /// describe themselves the same way (errors are not `Equatable`).
     public static func == (lhs: Readiness, rhs: Readiness) -> Bool {

@@ -47,9 +47,5 @@ final class DiagnosticsRecorder: Sendable {
 extension LifecycleDiagnostic {
     var isFetchStarted: Bool { if case .fetchStarted = self { true } else { false } }
     var isFetchFailed: Bool { if case .fetchFailed = self { true } else { false } }
-    var isStopped: Bool { if case .stopped = self { true } else { false } }
     var isCacheSaved: Bool { if case .cacheSaved = self { true } else { false } }
-    var appliedChange: ConfigChange? { if case .configApplied(let change) = self { change } else { nil } }
-    var failure: (any Error)? { if case .fetchFailed(let error, _, _) = self { error } else { nil } }
-    var retryDelay: Duration? { if case .fetchFailed(_, _, let delay) = self { delay } else { nil } }
 }
