@@ -2,9 +2,10 @@ import Foundation
 public import SDKEventBusCore
 
 /// Checks an SDK's catalogue against its wire contract, in the SDK's own tests: the event names
-/// are unique and exactly the committed ones, every sample payload maps to its event and that event
-/// is in `allCases`, every payload struct wraps a value of its own event and takes it back, every
-/// sample round-trips through the JSON wire form, and each event replays as declared.
+/// are unique and exactly the committed ones, every sample payload maps to its event (a case named
+/// after one event is not fired as another) and that event is in `allCases`, every payload struct
+/// wraps a value of its own event and takes it back, every sample round-trips through the JSON wire
+/// form, and each event replays as declared.
 ///
 /// ```swift
 /// @Test func catalogueKeepsItsWireContract() throws {
@@ -107,7 +108,7 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
             "\($0) has a sample payload but is missing from \(Catalogue.self).allCases: "
                 + "firing or subscribing to it traps; add it to the hand-written allCases"
         }
-        return unlisted
+        return unlisted + samples.compactMap(\.eventSlip)
             + Catalogue.allCases.filter { !covered.contains($0) }.map { "no sample payload of \($0.rawValue)" }
     }
 

@@ -25,6 +25,7 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     ///
     /// - Parameter payload: The event's payload.
     public func fire(_ payload: Catalogue.Payload) {
+        assert(payload.eventSlip == nil, payload.eventSlip ?? "")
         withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
     }
 

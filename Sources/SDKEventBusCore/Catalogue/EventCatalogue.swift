@@ -62,14 +62,35 @@ extension EventCatalogue {
 
 /// The payload sum type of an ``EventCatalogue``: every value knows its event.
 ///
-/// Usually an enum with one case per event, each wrapping that event's payload struct (or no
-/// value). See ``EventCatalogue`` for an example.
+/// Usually an enum with one case per event, named as the event, each wrapping that event's
+/// payload struct (or no value). See ``EventCatalogue`` for an example.
+///
+/// Name the cases as the events: then a debug build checks ``event`` at every fire, and stops
+/// with a message when a case named after one event says it is another (a slip in the `switch`
+/// that would deliver it to the other event's listeners). `CatalogueConformance` checks the same
+/// on its samples.
 public protocol CataloguePayload: Sendable {
     /// The catalogue of events this payload belongs to.
     associatedtype Event: EventCatalogue where Event.Payload == Self
 
     /// The event this payload is fired as.
     var event: Event { get }
+}
+
+extension CataloguePayload {
+    /// What is wrong when this value's case is named after one event of the catalogue while its
+    /// ``event`` is another; `nil` otherwise (also for a payload that is not an enum, or a case
+    /// named after no event).
+    package var eventSlip: String? {
+        let mirror = Mirror(reflecting: self)
+        guard mirror.displayStyle == .enum else { return nil }
+        let caseName = mirror.children.first?.label ?? "\(self)"
+        let event = self.event
+        guard let named = Event.allCases.first(where: { "\($0)" == caseName }), named != event else { return nil }
+        return "\(Self.self).\(caseName) is fired as \(event.rawValue), but it is named after the event "
+            + "\(named.rawValue): it would reach \(event.rawValue) listeners and no \(named.rawValue) listener; "
+            + "fix the case in \(Self.self).event"
+    }
 }
 
 /// The position of each event of a catalogue: the index of its listener buckets.

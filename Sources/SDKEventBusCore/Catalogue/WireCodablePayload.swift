@@ -9,29 +9,26 @@ public import Foundation
 ///
 /// `event` is the event's raw value; `data` is what ``encodeData(to:)`` writes. Conforming gives the
 /// payload `Codable` in this form, ``init(wireJSON:)`` with typed errors, and a canonical
-/// ``wireJSON()``. Write the two requirements as a `switch`:
+/// ``wireJSON()``. For an enum whose cases each wrap one `Codable` payload struct, both directions
+/// are derived: list the structs, and each event's `data` decodes as the struct whose
+/// ``TypedPayload/event`` it is:
 ///
 /// ```swift
 /// extension FlagEventPayload: WireCodablePayload {
-///     func encodeData(to encoder: any Encoder) throws {
-///         switch self {
-///         case .initialized: break   // no fields: `data` is an empty object
-///         case .flagsChanged(let keys): try FlagsChanged(changedKeys: keys).encode(to: encoder)
-///         case .error(let message): try message.encode(to: encoder)
-///         }
-///     }
-///
-///     init(event: FlagEvent, dataFrom decoder: any Decoder) throws {
-///         switch event {
-///         case .initialized: self = .initialized
-///         case .flagsChanged: self = .flagsChanged(changedKeys: try FlagsChanged(from: decoder).changedKeys)
-///         case .error: self = .error(try String(from: decoder))
-///         }
-///     }
+///     static let payloadTypes: [any (TypedPayload & Decodable).Type] = [
+///         InitializedPayload.self, FlagsChangedPayload.self, FlagErrorPayload.self,
+///     ]
 /// }
 /// ```
+///
+/// Write ``encodeData(to:)`` and ``init(event:dataFrom:)`` yourself for any other shape.
+/// `CatalogueConformance` round-trips a sample of every event through the wire form, so a payload
+/// missing from the list, or decoded as another event's, fails its test.
 public protocol WireCodablePayload: CataloguePayload, Codable {
     /// Writes the payload's fields: the `data` member of the wire form.
+    ///
+    /// Derived for an enum whose cases each wrap one `Encodable` value (the value is `data`) or
+    /// none (`data` is `{}`); write it for any other shape.
     ///
     /// - Parameter encoder: The encoder of the `data` member.
     /// - Throws: What the encoder throws.
@@ -39,11 +36,18 @@ public protocol WireCodablePayload: CataloguePayload, Codable {
 
     /// Reads the payload of `event` from the `data` member of the wire form.
     ///
+    /// Derived from ``payloadTypes``: `data` decodes as the type whose ``TypedPayload/event`` is
+    /// `event`, wrapped by its ``TypedPayload/payloadValue``.
+    ///
     /// - Parameters:
     ///   - event: The event named by the `event` member.
     ///   - decoder: The decoder of the `data` member.
     /// - Throws: A `DecodingError` when `data` is not a payload of `event`.
     init(event: Event, dataFrom decoder: any Decoder) throws
+
+    /// The `Decodable` payload struct of each event, from which ``init(event:dataFrom:)`` is derived;
+    /// empty unless you list them.
+    static var payloadTypes: [any (TypedPayload & Decodable).Type] { get }
 }
 
 /// The members of the wire form.
@@ -53,6 +57,52 @@ private enum WireFormKey: String, CodingKey {
 }
 
 extension WireCodablePayload {
+    /// None: implement ``init(event:dataFrom:)`` instead.
+    public static var payloadTypes: [any (TypedPayload & Decodable).Type] { [] }
+
+    /// Decodes `data` as the type in ``payloadTypes`` whose ``TypedPayload/event`` is `event`.
+    ///
+    /// - Parameters:
+    ///   - event: The event named by the `event` member.
+    ///   - decoder: The decoder of the `data` member.
+    /// - Throws: A `DecodingError` when `data` is not a payload of `event`, or when no listed type is
+    ///   `event`'s.
+    public init(event: Event, dataFrom decoder: any Decoder) throws {
+        func decode<Payload: TypedPayload & Decodable>(_ type: Payload.Type) throws -> Self? {
+            guard (Payload.event as? Event) == event else { return nil }
+            return try Payload(from: decoder).payloadValue as? Self
+        }
+        for type in Self.payloadTypes {
+            if let payload = try decode(type) {
+                self = payload
+                return
+            }
+        }
+        throw DecodingError.dataCorrupted(
+            .init(
+                codingPath: decoder.codingPath,
+                debugDescription: "no type in \(Self.self).payloadTypes is the payload of \(event.rawValue): "
+                    + "list it, or implement init(event:dataFrom:)"))
+    }
+
+    /// Writes the value the payload's case wraps, or nothing for a case without one.
+    ///
+    /// - Parameter encoder: The encoder of the `data` member.
+    /// - Throws: `EncodingError.invalidValue` when the case wraps a value that is not `Encodable`, or
+    ///   more than one value; what the value's encoding throws.
+    public func encodeData(to encoder: any Encoder) throws {
+        guard let wrapped = Mirror(reflecting: self).children.first?.value else { return }
+        guard let value = wrapped as? any Encodable else {
+            throw EncodingError.invalidValue(
+                wrapped,
+                .init(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "the \(event.rawValue) case wraps \(type(of: wrapped)), which is not one "
+                        + "Encodable value: implement encodeData(to:)"))
+        }
+        try value.encode(to: encoder)
+    }
+
     /// Decodes an event from its wire form.
     ///
     /// - Parameter decoder: The decoder to read from.

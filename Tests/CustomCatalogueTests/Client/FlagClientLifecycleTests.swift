@@ -9,7 +9,7 @@ import Testing
     let harness = FlagHarness()
     var clock: TestClock { harness.clock }
 
-    static let initializedLive = FlagEventPayload.initialized(InitializedPayload(source: .live))
+    static let initializedLive = FlagEventPayload.initialized(InitializedPayload(source: .live, flagCount: 9))
 
     // MARK: Readiness
 
@@ -98,7 +98,7 @@ import Testing
         clock.advance(by: .seconds(1))
         #expect(
             try await events.next(2) == [
-                .initialized(InitializedPayload(source: .cache)),
+                .initialized(InitializedPayload(source: .cache, flagCount: 9)),
                 .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
             ])
         try await harness.steps.wait("the changed flag set cached") {

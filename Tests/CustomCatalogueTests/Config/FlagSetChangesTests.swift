@@ -46,6 +46,8 @@ import Testing
         #expect(
             FlagEvent.configUpdatedPayload(update) == .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])))
         let readiness = Readiness(source: .initial)
-        #expect(FlagEvent.readyPayload(readiness, config: v1) == .initialized(InitializedPayload(source: .initial)))
+        #expect(
+            FlagEvent.readyPayload(readiness, config: v1)
+                == .initialized(InitializedPayload(source: .initial, flagCount: v1.flags.count)))
     }
 }

@@ -5,13 +5,14 @@ import Testing
 /// `CatalogueConformance` from the testing library, on the flag catalogue, and
 /// on a catalogue broken on purpose, which it must reject naming each problem.
 @Suite struct CatalogueConformanceTests {
-    static let flagRawValues = ["initialized", "flags.changed", "error"]
+    static let flagRawValues = ["initialized", "flags.changed", "error", "stale", "reconciling", "context.changed"]
 
     // MARK: Catalogues that keep their contract
 
     /// One value of each payload struct of the flag catalogue.
     static let flagTypedSamples: [any TypedPayload<FlagEvent>] = [
         InitializedPayload(source: .live), FlagsChangedPayload(changedKeys: ["a"]), FlagErrorPayload(message: "boom"),
+        StalePayload(reason: "offline"), ReconcilingPayload(), ContextChangedPayload(targetingKey: "user-1"),
     ]
 
     @Test func flagCatalogueKeepsItsWireContract() throws {
@@ -28,7 +29,7 @@ import Testing
     /// The flag catalogue after a careless refactoring, checked against the committed contract.
     static var drifted: CatalogueConformance<DriftedFlagEvent> {
         CatalogueConformance(
-            rawValues: flagRawValues,
+            rawValues: ["initialized", "flags.changed", "error"],
             replayRules: [.initialized: .sticky],
             samples: [.initialized, .flagsChanged(["myBoolFlag"]), .error("JSON rejected")]
         )
@@ -68,7 +69,7 @@ import Testing
             replayRules: [.initialized: .sticky],
             samples: Array(FlagEventPayload.samples.dropLast())
         )
-        #expect(check.problems.contains("no sample payload of error"), "\(check.problems)")
+        #expect(check.problems.contains("no sample payload of context.changed"), "\(check.problems)")
     }
 
     // MARK: Payload structs

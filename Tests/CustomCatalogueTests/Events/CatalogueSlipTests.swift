@@ -1,5 +1,6 @@
 import Foundation
 import SDKEventBusCore
+import SDKEventBusTesting
 import Testing
 
 /// A catalogue slip stops the SDK's debug build with a message that names it, instead of
@@ -40,6 +41,35 @@ import Testing
         emitter.fire(FlagsChangedPayload(changedKeys: ["a"]))
         #expect(received.withLock { $0 } == [FlagsChangedPayload(changedKeys: ["a"])])
     }
+
+    // MARK: A payload case fired as another event
+
+    static let caseSlipMessage =
+        "MisroutedPayload.stop is fired as start, but it is named after the event stop: "
+        + "it would reach start listeners and no stop listener; fix the case in MisroutedPayload.event"
+
+    @Test func aPayloadCaseNamedAfterOneEventButFiredAsAnotherIsDiagnosedNamingBoth() {
+        #expect(MisroutedPayload.stop(reason: "done").eventSlip == Self.caseSlipMessage)
+        #expect(MisroutedPayload.start.eventSlip == nil)
+        #expect(FlagEventPayload.samples.allSatisfy { $0.eventSlip == nil }, "the flag catalogue maps every case")
+    }
+
+    @Test func conformanceNamesAPayloadCaseFiredAsAnotherEvent() {
+        let check = CatalogueConformance<MisroutedEvent>(
+            rawValues: ["start", "stop"], samples: [.start, .stop(reason: "done")])
+        #expect(check.problems.contains(Self.caseSlipMessage), "\(check.problems)")
+    }
+
+    #if DEBUG
+        @Test func firingAPayloadCaseAsAnotherEventStopsADebugBuild() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let (_, emitter) = CatalogueBus<MisroutedEvent>.makeBus()
+                emitter.fire(.stop(reason: "done"))
+            }
+            let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(standardError.contains(Self.caseSlipMessage), "\(standardError.prefix(2_000))")
+        }
+    #endif
 
     // MARK: Events missing from allCases
 
@@ -106,5 +136,30 @@ enum TruncatedPayload: CataloguePayload {
         case .middle: .middle
         case .last: .last
         }
+    }
+}
+
+/// A catalogue whose payload's `event` switch sends one case to another event (a copy-paste slip).
+enum MisroutedEvent: String, EventCatalogue {
+    case start
+    case stop
+
+    typealias Payload = MisroutedPayload
+}
+
+/// The payload of ``MisroutedEvent``, whose `stop` case is fired as `start`.
+enum MisroutedPayload: CataloguePayload, Codable, WireCodablePayload {
+    case start
+    case stop(reason: String)
+
+    var event: MisroutedEvent {
+        switch self {
+        case .start: .start
+        case .stop: .start  // the slip
+        }
+    }
+
+    init(event: MisroutedEvent, dataFrom decoder: any Decoder) throws {
+        self = event == .start ? .start : .stop(reason: "")
     }
 }

@@ -6,10 +6,13 @@ import Testing
 @Suite struct FlagWireFormTests {
     /// Committed vectors: the bytes other platforms produce and parse for these payloads.
     static let vectors: [(payload: FlagEventPayload, json: String)] = [
-        (.initialized(InitializedPayload(source: .live)), #"{"data":{"source":"live"},"event":"initialized"}"#),
+        (
+            .initialized(InitializedPayload(source: .live, flagCount: 9)),
+            #"{"data":{"flagCount":9,"source":"live"},"event":"initialized"}"#
+        ),
         (
             .initialized(InitializedPayload(source: .degraded, error: "flag server unreachable")),
-            #"{"data":{"error":"flag server unreachable","source":"degraded"},"event":"initialized"}"#
+            #"{"data":{"error":"flag server unreachable","flagCount":0,"source":"degraded"},"event":"initialized"}"#
         ),
         (
             .flagsChanged(FlagsChangedPayload(changedKeys: ["headerColor", "myBoolFlag"])),
@@ -19,6 +22,12 @@ import Testing
         (
             .error(FlagErrorPayload(message: "JSON rejected: \"flags\" is missing")),
             #"{"data":{"message":"JSON rejected: \"flags\" is missing"},"event":"error"}"#
+        ),
+        (.stale(StalePayload(reason: "offline")), #"{"data":{"reason":"offline"},"event":"stale"}"#),
+        (.reconciling(ReconcilingPayload()), #"{"data":{},"event":"reconciling"}"#),
+        (
+            .contextChanged(ContextChangedPayload(targetingKey: "user-1")),
+            #"{"data":{"targetingKey":"user-1"},"event":"context.changed"}"#
         ),
     ]
 

@@ -1,18 +1,12 @@
 import SDKEventBusCore
 
 /// The payload of ``FlagEvent/error``: what went wrong, in words.
-struct FlagErrorPayload: Sendable, Equatable, Codable {
-    /// What went wrong.
+struct FlagErrorPayload: Equatable, Codable {
+    static let event = FlagEvent.error
     var message: String
 }
 
 extension FlagErrorPayload: TypedPayload {
-    static var event: FlagEvent { .error }
-
-    init?(_ value: FlagEventPayload) {
-        guard case .error(let payload) = value else { return nil }
-        self = payload
-    }
-
+    init?(_ value: FlagEventPayload) { if case .error(let payload) = value { self = payload } else { return nil } }
     var payloadValue: FlagEventPayload { .error(self) }
 }

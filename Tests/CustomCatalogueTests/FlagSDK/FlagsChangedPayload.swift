@@ -1,18 +1,14 @@
 import SDKEventBusCore
 
 /// The payload of ``FlagEvent/flagsChanged``: the keys of the flags added, removed or changed.
-struct FlagsChangedPayload: Sendable, Equatable, Codable {
-    /// The keys, sorted.
+struct FlagsChangedPayload: Equatable, Codable {
+    static let event = FlagEvent.flagsChanged
     var changedKeys: [String]
 }
 
 extension FlagsChangedPayload: TypedPayload {
-    static var event: FlagEvent { .flagsChanged }
-
     init?(_ value: FlagEventPayload) {
-        guard case .flagsChanged(let payload) = value else { return nil }
-        self = payload
+        if case .flagsChanged(let payload) = value { self = payload } else { return nil }
     }
-
     var payloadValue: FlagEventPayload { .flagsChanged(self) }
 }

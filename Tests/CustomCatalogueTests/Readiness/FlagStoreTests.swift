@@ -22,7 +22,7 @@ import Testing
         #expect(await store.setConfig(FlagFixtures.flagSet) == .first)
         #expect(store.isReady)
         #expect(store.config == FlagFixtures.flagSet)
-        #expect(recorder.payloads == [.initialized(InitializedPayload(source: .live))])
+        #expect(recorder.payloads == [.initialized(InitializedPayload(source: .live, flagCount: 9))])
         #expect(store.readiness?.source == .live)
     }
 
@@ -74,7 +74,7 @@ import Testing
         for flags in [v1, v1, v2, v2, v1] { changes.append(await store.setConfig(flags)) }
         #expect(changes == [.first, .unchanged, .updated, .unchanged, .updated])
         let changed = FlagEventPayload.flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"]))
-        #expect(recorder.payloads == [.initialized(InitializedPayload(source: .live)), changed, changed])
+        #expect(recorder.payloads == [.initialized(InitializedPayload(source: .live, flagCount: 9)), changed, changed])
         #expect(store.config == v1)
     }
 

@@ -110,6 +110,9 @@ extension FlagEventPayload {
         .initialized(InitializedPayload(source: .live)),
         .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag", "headerColor"])),
         .error(FlagErrorPayload(message: "JSON rejected")),
+        .stale(StalePayload(reason: "offline")),
+        .reconciling(ReconcilingPayload()),
+        .contextChanged(ContextChangedPayload(targetingKey: "user-1")),
     ]
 }
 
