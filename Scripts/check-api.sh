@@ -1,39 +1,45 @@
 #!/usr/bin/env bash
-# Fails when a public declaration was removed, renamed or changed since the committed baseline
-# API/SDKEventBus.json (from swift-api-digester). Additions pass.
+# Fails when a public declaration of a library module was removed, renamed or changed since its
+# committed baseline API/<Module>.json (from swift-api-digester). Additions pass.
 #
-# After a deliberate change, update the baseline in the same commit, so that the break is visible
+# After a deliberate change, update the baselines in the same commit, so that the break is visible
 # in review:
 #
 #     Scripts/check-api.sh --update
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-baseline=API/SDKEventBus.json
-swift build --target SDKEventBus >/dev/null
+modules=(SDKEventBusCore SDKEventBus SDKEventBusTesting)
+for module in "${modules[@]}"; do swift build --target "$module" >/dev/null; done
 bin=$(swift build --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["unversionedTriple"])')
-arguments=(
-    -module SDKEventBus
+common=(
     -I "$bin/Modules"
     -Xcc "-fmodule-map-file=$bin/_SDKEventBusAtomics.build/module.modulemap"
     -target "$triple"
 )
-if [[ "$(uname)" == "Darwin" ]]; then arguments+=(-sdk "$(xcrun --show-sdk-path)"); fi
+if [[ "$(uname)" == "Darwin" ]]; then common+=(-sdk "$(xcrun --show-sdk-path)"); fi
 
-if [[ "${1:-}" == "--update" ]]; then
-    swift-api-digester -dump-sdk "${arguments[@]}" -avoid-location -avoid-tool-args -o "$baseline"
-    echo "updated $baseline"
-    exit 0
+status=0
+for module in "${modules[@]}"; do
+    baseline="API/$module.json"
+    if [[ "${1:-}" == "--update" ]]; then
+        swift-api-digester -dump-sdk -module "$module" "${common[@]}" -avoid-location -avoid-tool-args -o "$baseline"
+        echo "updated $baseline"
+        continue
+    fi
+    report=$(swift-api-digester -diagnose-sdk -module "$module" "${common[@]}" -baseline-path "$baseline" 2>&1)
+    # The report lists section headers (/* … */); every other line is a break.
+    breaks=$(echo "$report" | grep -v '^/\*' | grep -v '^[[:space:]]*$' || true)
+    if [[ -n "$breaks" ]]; then
+        echo "The public API of $module changed incompatibly since $baseline:"
+        echo "$breaks" | sed 's/^/  - /'
+        status=1
+    else
+        echo "$module: no removed or changed declarations since $baseline"
+    fi
+done
+if [[ $status -ne 0 ]]; then
+    echo "If this is deliberate, run Scripts/check-api.sh --update and commit the new baselines with the change."
 fi
-
-report=$(swift-api-digester -diagnose-sdk "${arguments[@]}" -baseline-path "$baseline" 2>&1)
-# The report lists section headers (/* … */); every other line is a break.
-breaks=$(echo "$report" | grep -v '^/\*' | grep -v '^[[:space:]]*$' || true)
-if [[ -n "$breaks" ]]; then
-    echo "The public API changed incompatibly since $baseline:"
-    echo "$breaks" | sed 's/^/  - /'
-    echo "If this is deliberate, run Scripts/check-api.sh --update and commit the new baseline with the change."
-    exit 1
-fi
-echo "public API: no removed or changed declarations since $baseline"
+exit $status

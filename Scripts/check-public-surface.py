@@ -5,12 +5,12 @@ Usage: Scripts/check-public-surface.py [SYMBOL_GRAPH_DIR]
 
 App code holds an SDK's CatalogueBus (EventBus for the built-in catalogue) or its CatalogueClient
 (SDKClient); only the holder of the bus's CatalogueEmitter (EventEmitter) may fire. This reads the
-public symbol graph of SDKEventBus (from `swift package dump-symbol-graph --minimum-access-level
-public`) and checks that:
+public symbol graphs of SDKEventBusCore and SDKEventBus (from `swift package dump-symbol-graph
+--minimum-access-level public`) and checks that:
 
 1. every public member whose name fires, emits, posts, sends or triggers belongs to
-   CatalogueEmitter, or to one of the app-event buses (AppEventBus, EventChannel), on which app code
-   publishes by design and which are distinct types from any catalogue bus;
+   CatalogueEmitter, or to the app-event bus (AppEventBus), on which app code publishes by design
+   and which is a distinct type from any catalogue bus;
 2. CatalogueEmitter has no public initializer;
 3. the only public declarations that hand out a CatalogueEmitter are CatalogueBus.makeBus() and
    the CatalogueClient.make factories, which all create a new bus;
@@ -28,9 +28,11 @@ from pathlib import Path
 FIRE_WORDS = re.compile(r"(fire|emit|enqueue|post|send|publish|trigger|dispatch)", re.IGNORECASE)
 EMITTER = "CatalogueEmitter"
 EMITTER_NAMES = {EMITTER, "EventEmitter"}
-FIRING_OWNERS = {EMITTER, "AppEventBus", "EventChannel"}
+FIRING_OWNERS = {EMITTER, "AppEventBus"}
 EMITTER_SOURCE_OWNERS = {"CatalogueBus/makeBus", "CatalogueClient/make"}
 RECEIVER_TYPES = {"CatalogueBus", "EventBus", "CatalogueClient", "SDKClient"}
+# The library modules app code imports: the core, and the built-in catalogue on it.
+MODULES = ["SDKEventBusCore", "SDKEventBus"]
 
 
 def type_names(fragments):
@@ -68,12 +70,14 @@ def value_type_names(fragments):
 
 def main():
     directory = Path(sys.argv[1] if len(sys.argv) > 1 else ".build/symbolgraph")
-    candidates = list(directory.rglob("SDKEventBus.symbols.json"))
-    if not candidates:
-        sys.exit(f"no SDKEventBus.symbols.json under {directory}")
-    graph = json.loads(candidates[0].read_text(encoding="utf-8"))
+    symbols = []
+    for module in MODULES:
+        candidates = list(directory.rglob(f"{module}.symbols.json"))
+        if not candidates:
+            sys.exit(f"no {module}.symbols.json under {directory}")
+        symbols += json.loads(candidates[0].read_text(encoding="utf-8"))["symbols"]
     problems = []
-    public = [symbol for symbol in graph["symbols"] if symbol.get("accessLevel") in ("public", "open")]
+    public = [symbol for symbol in symbols if symbol.get("accessLevel") in ("public", "open")]
 
     for symbol in public:
         path = "/".join(symbol["pathComponents"])
