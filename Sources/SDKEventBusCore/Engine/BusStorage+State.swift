@@ -20,6 +20,8 @@ extension BusStorage {
         /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
         var eventsByKey: [ObjectIdentifier: Int] = [:]
         let layout: PayloadLayout
+        /// Tests waiting until callers wait on a lane: none unless a test installs one.
+        var waiterWatchers = WaiterWatchers()
     }
 }
 

@@ -20,11 +20,11 @@ extension BusStorage {
 
     /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
     /// know an `off` or a `flush` is waiting before they let the pass go on, or cancel it.
-    func waitForWaiters(_ kind: DeliveryLane.WaiterKind, _ count: Int, lane: Int) async {
+    func waitForWaiters(_ kind: WaiterWatchers.Kind, _ count: Int, lane: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = state.withLock { state -> Bool in
-                guard state.lanes[lane].waiterCount(kind) < count else { return true }
-                state.lanes[lane].waiterWatchers.append((kind, count, continuation))
+                guard WaiterWatchers.count(kind, on: state.lanes[lane]) < count else { return true }
+                state.waiterWatchers.add(lane: lane, kind: kind, count: count, continuation: continuation)
                 return false
             }
             if now { continuation.resume() }
@@ -34,5 +34,13 @@ extension BusStorage {
     /// Returns once at least `count` `off` callers wait for the pass of `lane`.
     func waitForOffWaiters(_ count: Int, lane: Int) async {
         await waitForWaiters(.off, count, lane: lane)
+    }
+}
+
+extension BusStorage.State {
+    /// Takes the test watchers that the callers now waiting satisfy, to resume after unlocking:
+    /// called by `off` and `flush` once their caller waits.
+    mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+        waiterWatchers.isEmpty ? [] : waiterWatchers.takeSatisfied(lanes: lanes)
     }
 }

@@ -20,8 +20,8 @@
 /// and a subscription ended under it; ``AfterUnlock`` is what a locked section leaves to do once
 /// the lock is released; ``DeliveryLane`` and ``BusWaiter`` are a lane's queue and the `off` and
 /// `flush` callers waiting on it; ``ReplayStore`` keeps the payloads replayed to late listeners;
-/// ``DeliveryPass`` is the loop that calls the listeners; BusStorage+TestHooks.swift has what
-/// only tests use.
+/// ``DeliveryPass`` is the loop that calls the listeners; BusStorage+TestHooks.swift and
+/// ``WaiterWatchers`` hold what only tests use.
 final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     // @unchecked: all mutable state is in `state`, behind its lock; the rest is immutable.
 
@@ -175,7 +175,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                     waiter.wait(on: continuation)
                     state.lanes[lane].addOffWaiter(waiter)
                     state.lanes[lane].cursor.request()
-                    return (true, state.lanes[lane].takeSatisfiedWaiterWatchers())
+                    return (true, state.takeSatisfiedWatchers())
                 }
                 if !waiting { continuation.resume() }
                 for watcher in watchers { watcher.resume() }
@@ -303,9 +303,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                         return (false, [])
                     }
                     waiter.wait(on: continuation)
-                    var watchers: [CheckedContinuation<Void, Never>] = []
-                    for lane in state.lanes.indices { watchers += state.lanes[lane].takeSatisfiedWaiterWatchers() }
-                    return (true, watchers)
+                    return (true, state.takeSatisfiedWatchers())
                 }
                 if !waiting { continuation.resume() }
                 for watcher in watchers { watcher.resume() }

@@ -44,20 +44,9 @@ struct DeliveryLane {
     /// `off` callers waiting for the running pass to move on.
     private(set) var offWaiters: [BusWaiter] = []
 
-    /// The callers a test can wait for with ``BusStorage/waitForWaiters(_:_:lane:)``.
-    enum WaiterKind: Sendable {
-        case off, flush
-    }
-
-    /// Tests waiting for `off` or `flush` callers to wait on this lane.
-    var waiterWatchers: [(kind: WaiterKind, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    /// Watchers satisfied by a new waiter, to resume after unlocking.
-    var satisfiedWaiterWatchers: [CheckedContinuation<Void, Never>] = []
-
     /// Registers an `off` caller waiting for the running pass to move on.
     mutating func addOffWaiter(_ waiter: BusWaiter) {
         offWaiters.append(waiter)
-        if !waiterWatchers.isEmpty { waiterAdded() }
     }
 
     /// Forgets an `off` caller whose task was cancelled.
@@ -71,35 +60,11 @@ struct DeliveryLane {
         return offWaiters
     }
 
-    /// Takes the watchers a new waiter satisfied, to resume after unlocking.
-    mutating func takeSatisfiedWaiterWatchers() -> [CheckedContinuation<Void, Never>] {
-        guard !satisfiedWaiterWatchers.isEmpty else { return [] }
-        defer { satisfiedWaiterWatchers = [] }
-        return satisfiedWaiterWatchers
-    }
+    /// How many `off` callers wait for the running pass to move on.
+    var offWaiterCount: Int { offWaiters.count }
 
-    /// How many callers of `kind` wait on this lane.
-    func waiterCount(_ kind: WaiterKind) -> Int {
-        switch kind {
-        case .off: offWaiters.count
-        case .flush: flushWaiters.count
-        }
-    }
-
-    /// Resolves the watchers that a new waiter satisfied: only a new waiter can satisfy one.
-    private mutating func waiterAdded() {
-        guard !waiterWatchers.isEmpty else { return }
-        var index = 0
-        while index < waiterWatchers.count {
-            let watcher = waiterWatchers[index]
-            if watcher.count <= waiterCount(watcher.kind) {
-                satisfiedWaiterWatchers.append(watcher.continuation)
-                waiterWatchers.remove(at: index)
-            } else {
-                index += 1
-            }
-        }
-    }
+    /// How many `flush` callers wait for fires queued on the lane.
+    var flushWaiterCount: Int { flushWaiters.count }
 
     /// Buckets to tidy once no pass runs; each at most once (its ``ListenerBucket/isDueForTidying``).
     var bucketsDueForTidying: [ListenerBucket] = []
@@ -222,7 +187,6 @@ struct DeliveryLane {
         guard !isIdle else { return }
         flushWaiters.append((enqueuedCount, waiter))
         waiter.remaining += 1
-        if !waiterWatchers.isEmpty { waiterAdded() }
     }
 
     /// Forgets a flush caller whose task was cancelled.
