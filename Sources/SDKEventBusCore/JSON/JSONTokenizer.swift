@@ -178,6 +178,7 @@ struct JSONTokenizer {
 
     // MARK: Structure
 
+    @inline(__always)
     private mutating func value() throws(Failure) -> Token {
         guard let byte = peek() else { throw failure(.expectedValue) }
         tokenStart = position
@@ -424,6 +425,7 @@ struct JSONTokenizer {
 
     // MARK: Bytes
 
+    @inline(__always)
     private mutating func skipWhitespace() {
         while let byte = peek(),
             byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
