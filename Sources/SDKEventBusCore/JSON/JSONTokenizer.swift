@@ -4,7 +4,7 @@
 /// Each call to ``next()`` returns the next token, with ``tokenStart`` where it starts in the body,
 /// or `nil` once the value is complete and only whitespace follows. The tokenizer is strict: no
 /// leading zeros, no lone surrogates, no control characters in strings, only well-formed UTF-8
-/// (RFC 3629: no overlong forms, no encoded surrogates). It is iterative, with one flag per open
+/// (RFC 3629: no overlong forms, no encoded surrogates). It is iterative, with one bit per open
 /// container, so nesting depth is bounded only by memory; a reader that wants a limit counts the
 /// ``Token/beginObject`` and ``Token/beginArray`` tokens.
 ///
@@ -128,8 +128,13 @@ struct JSONTokenizer {
     private(set) var tokenStart = 0
     private var position = 0
     private var expectation = Expectation.value
-    /// For each container open around the position, innermost last: whether it is an object.
-    private var containers: [Bool] = []
+    /// How many containers are open around the position.
+    private var depth = 0
+    /// One bit per open container, set for an object: the innermost 64, the innermost in bit 0.
+    private var innerContainers: UInt64 = 0
+    /// The bits of the containers around the innermost 64, 64 to a word, the outermost first: a
+    /// body nested at most 64 deep allocates nothing.
+    private var outerContainers: [UInt64] = []
 
     /// Creates a tokenizer at the start of `bytes`.
     ///
@@ -159,7 +164,7 @@ struct JSONTokenizer {
             skipWhitespace()
             return try value()
         case .commaOrEnd:
-            let isObject = containers[containers.count - 1]
+            let isObject = innerContainers & 1 == 1
             switch peek() {
             case UInt8(ascii: ","):
                 position += 1
@@ -186,12 +191,12 @@ struct JSONTokenizer {
         switch byte {
         case UInt8(ascii: "{"):
             position += 1
-            containers.append(true)
+            open(isObject: true)
             expectation = .firstKeyOrEnd
             return .beginObject
         case UInt8(ascii: "["):
             position += 1
-            containers.append(false)
+            open(isObject: false)
             expectation = .firstValueOrEnd
             return .beginArray
         case UInt8(ascii: "\""):
@@ -222,18 +227,30 @@ struct JSONTokenizer {
         return .key(contents)
     }
 
+    private mutating func open(isObject: Bool) {
+        if depth > 0, depth & 63 == 0 {
+            outerContainers.append(innerContainers)
+            innerContainers = 0
+        }
+        innerContainers = innerContainers << 1 | (isObject ? 1 : 0)
+        depth += 1
+    }
+
     /// Consumes the `}` or `]` at the position, which ends the innermost container.
     private mutating func close() -> Token {
         tokenStart = position
         position += 1
-        let isObject = containers.removeLast()
+        let isObject = innerContainers & 1 == 1
+        innerContainers >>= 1
+        depth -= 1
+        if depth > 0, depth & 63 == 0 { innerContainers = outerContainers.removeLast() }
         valueEnded()
         return isObject ? .endObject : .endArray
     }
 
     /// Sets what follows a complete value: a comma or the end of its container, or the end of the body.
     private mutating func valueEnded() {
-        expectation = containers.isEmpty ? .endOfBody : .commaOrEnd
+        expectation = depth == 0 ? .endOfBody : .commaOrEnd
     }
 
     // MARK: Strings

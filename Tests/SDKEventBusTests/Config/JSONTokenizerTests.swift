@@ -130,6 +130,21 @@ import Testing
         #expect(error.kind.isEncoding)
     }
 
+    @Test func containersCloseInOrderPastSixtyFourLevels() {
+        let depth = 200
+        let opens = (0..<depth).map { $0.isMultiple(of: 3) ? #"{"k":"# : "[" }
+        let closes = opens.reversed().map { $0 == "[" ? "]" : "}" }
+        let tokens = tokens(opens.joined() + "0" + closes.joined())
+        let objects = opens.filter { $0 != "[" }.count
+        #expect(tokens.count == 2 * objects + (depth - objects) + 1 + depth, "\(tokens.suffix(2))")
+        let ends = tokens.filter { $0.hasPrefix("}") || $0.hasPrefix("]") }.map { String($0.prefix(1)) }
+        #expect(ends == closes)
+        var wrong = closes
+        wrong[depth - 130] = wrong[depth - 130] == "]" ? "}" : "]"
+        let failure = self.tokens(opens.joined() + "0" + wrong.joined()).last
+        #expect(failure?.hasPrefix("failure expectedCommaOrEnd(inObject: \(opens[129] != "[")") == true)
+    }
+
     @Test func nestingIsBoundedOnlyByMemory() {
         let depth = 100_000
         let body = Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
