@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// What changed between two project configurations: the keys of the entities added, removed and
 /// changed, per kind of entity.
