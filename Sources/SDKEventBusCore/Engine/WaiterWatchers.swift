@@ -12,16 +12,8 @@ struct WaiterWatchers {
         case off, flush
     }
 
-    /// One test waiting.
-    private struct Watcher {
-        var lane: Int
-        var kind: Kind
-        /// How many callers of `kind` must wait on `lane`.
-        var count: Int
-        var continuation: CheckedContinuation<Void, Never>
-    }
-
-    private var watchers: [Watcher] = []
+    /// The tests waiting: each with the lane, the callers it counts and how many must wait.
+    private var watchers: [(lane: Int, kind: Kind, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Whether no test is watching.
     var isEmpty: Bool { watchers.isEmpty }
@@ -42,7 +34,7 @@ struct WaiterWatchers {
     ///   - count: How many must wait.
     ///   - continuation: What ``takeSatisfied(lanes:)`` returns to resume once they do.
     mutating func add(lane: Int, kind: Kind, count: Int, continuation: CheckedContinuation<Void, Never>) {
-        watchers.append(Watcher(lane: lane, kind: kind, count: count, continuation: continuation))
+        watchers.append((lane, kind, count, continuation))
     }
 
     /// Takes the watchers that the callers now waiting satisfy: call it whenever a caller starts
@@ -52,10 +44,15 @@ struct WaiterWatchers {
     /// - Returns: Their continuations, to resume after unlocking.
     mutating func takeSatisfied(lanes: [DeliveryLane]) -> [CheckedContinuation<Void, Never>] {
         var satisfied: [CheckedContinuation<Void, Never>] = []
-        watchers.removeAll { watcher in
-            guard watcher.count <= Self.count(watcher.kind, on: lanes[watcher.lane]) else { return false }
-            satisfied.append(watcher.continuation)
-            return true
+        var index = 0
+        while index < watchers.count {
+            let watcher = watchers[index]
+            if watcher.count <= Self.count(watcher.kind, on: lanes[watcher.lane]) {
+                satisfied.append(watcher.continuation)
+                watchers.remove(at: index)
+            } else {
+                index += 1
+            }
         }
         return satisfied
     }
