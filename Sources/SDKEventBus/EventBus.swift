@@ -16,11 +16,3 @@ public import SDKEventBusCore
 /// await bus.off(token)
 /// ```
 public typealias EventBus = CatalogueBus<SystemEvent>
-
-/// The capability to fire the built-in events on one ``EventBus``; see ``CatalogueEmitter``.
-///
-/// ```swift
-/// let (bus, emitter) = EventBus.makeBus()
-/// emitter.fire(.conversion(ConversionPayload(goalId: "g1", visitorId: "v1")))
-/// ```
-public typealias EventEmitter = CatalogueEmitter<SystemEvent>

@@ -1,7 +1,9 @@
 public import SDKEventBusCore
 
 /// An opaque handle to one subscription, returned by `on`; pass it to `off` (or call `cancel()`) to
-/// unsubscribe. The built-in catalogue's name for `EventSubscription`.
+/// unsubscribe.
+///
+/// The built-in catalogue's name for `EventSubscription`.
 ///
 /// ```swift
 /// let token = bus.on(.configUpdated) { payload in render(payload) }

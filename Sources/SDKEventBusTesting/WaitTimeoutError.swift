@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// A test hook's wait that ended before what it waited for happened: what it waited for, how long,
 /// and what it saw by then.

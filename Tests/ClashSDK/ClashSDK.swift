@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SDKEventBusCore
 
 // An SDK that names its own types as the built-in catalogue does (the SDK the package was modelled
@@ -11,15 +11,20 @@ public enum SystemEvent: String, EventCatalogue, LifecycleCatalogue {
     case ready
     case configUpdated = "config.updated"
 
+    /// Part of the SDK's own API.
     public typealias Payload = EventPayloadValue
+    /// Part of the SDK's own API.
     public typealias Config = ProjectConfig
 
+    /// Part of the SDK's own API.
     public var replayRule: ReplayRule { self == .ready ? .sticky : .none }
 
+    /// Part of the SDK's own API.
     public static func readyPayload(_ readiness: Readiness, config: ProjectConfig?) -> EventPayloadValue {
         .ready(ReadyPayload())
     }
 
+    /// Part of the SDK's own API.
     public static func configUpdatedPayload(_ update: ConfigUpdate<ProjectConfig>) -> EventPayloadValue? {
         .configUpdated(ConfigUpdatedPayload(revision: update.current.revision))
     }
@@ -30,6 +35,7 @@ public enum EventPayloadValue: CataloguePayload, Equatable {
     case ready(ReadyPayload)
     case configUpdated(ConfigUpdatedPayload)
 
+    /// Part of the SDK's own API.
     public var event: SystemEvent {
         switch self {
         case .ready: .ready
@@ -40,13 +46,16 @@ public enum EventPayloadValue: CataloguePayload, Equatable {
 
 /// The payload of ``SystemEvent/ready``.
 public struct ReadyPayload: Sendable, Equatable {
+    /// Part of the SDK's own API.
     public init() {}
 }
 
 /// The payload of ``SystemEvent/configUpdated``.
 public struct ConfigUpdatedPayload: Sendable, Equatable {
+    /// Part of the SDK's own API.
     public var revision: Int
 
+    /// Part of the SDK's own API.
     public init(revision: Int) {
         self.revision = revision
     }
@@ -54,8 +63,10 @@ public struct ConfigUpdatedPayload: Sendable, Equatable {
 
 /// The SDK's configuration.
 public struct ProjectConfig: RemoteConfiguration, Codable {
+    /// Part of the SDK's own API.
     public var revision: Int
 
+    /// Part of the SDK's own API.
     public init(revision: Int) {
         self.revision = revision
     }
@@ -77,8 +88,10 @@ public typealias SDKConfiguration = LifecycleConfiguration<ProjectConfig>
 
 /// The SDK's own token type.
 public struct EventListenerToken: Hashable, Sendable {
+    /// Part of the SDK's own API.
     public let id: Int
 
+    /// Part of the SDK's own API.
     public init(id: Int) {
         self.id = id
     }

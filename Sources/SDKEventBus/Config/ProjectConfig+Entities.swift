@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 extension ProjectConfig {
     /// A goal conversions are tracked against.

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 extension ProjectConfig {
     /// An experience: an experiment that splits visitors between variations.

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 extension ProjectConfig {
     /// A feature that experiences can toggle, with the variables it exposes.

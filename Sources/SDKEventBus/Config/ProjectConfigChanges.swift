@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// What changed between two project configurations: the keys of the entities added, removed and
 /// changed, per kind of entity.
@@ -96,31 +96,5 @@ public struct ProjectConfigChanges: Sendable, Equatable, Codable, CustomStringCo
             parts.append("\(name) \(changes.joined(separator: " "))")
         }
         return parts.isEmpty ? "no changes" : parts.joined(separator: "; ")
-    }
-}
-
-extension SystemEvent: LifecycleCatalogue {
-    /// The built-in configuration.
-    public typealias Config = ProjectConfig
-
-    /// Announces readiness as ``SystemEvent/ready`` with how it happened.
-    ///
-    /// - Parameter readiness: How the SDK became ready.
-    /// - Returns: `.ready(ReadyPayload(readiness))`.
-    public static func readyPayload(_ readiness: Readiness, config: ProjectConfig?) -> EventPayloadValue {
-        .ready(ReadyPayload(readiness))
-    }
-
-    /// Announces a new configuration as ``SystemEvent/configUpdated`` with its snapshot and diff.
-    ///
-    /// - Parameter update: The previous and the new configuration.
-    /// - Returns: `.configUpdated` with the snapshot and ``ProjectConfigChanges``.
-    public static func configUpdatedPayload(_ update: ConfigUpdate<ProjectConfig>) -> EventPayloadValue? {
-        .configUpdated(
-            ConfigUpdatedPayload(
-                snapshot: update.current,
-                changes: ProjectConfigChanges(from: update.previous, to: update.current)
-            )
-        )
     }
 }

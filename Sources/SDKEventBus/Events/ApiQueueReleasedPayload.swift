@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// The payload announcing that queued tracking calls were sent to the API (``SystemEvent/apiQueueReleased``).
 ///

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// The payload announcing that a visitor matched audiences (``SystemEvent/audiences``).
 public struct AudiencesPayload: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// The payload announcing that queued data-store writes were flushed (``SystemEvent/dataStoreQueueReleased``).
 public struct DataStoreQueueReleasedPayload: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// The payload announcing that a location became active (``SystemEvent/locationActivated``).
 ///

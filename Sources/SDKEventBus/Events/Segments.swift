@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// A visitor's segments: the attributes an SDK groups visitors by for reporting.
 ///

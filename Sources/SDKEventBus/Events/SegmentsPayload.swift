@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+import SDKEventBusCore
 
 /// The payload announcing that a visitor's segments were set or changed (``SystemEvent/segments``).
 public struct SegmentsPayload: Sendable, Equatable, Codable {

@@ -261,8 +261,9 @@ extension CatalogueSubscribing {
         await bus.storage.off(subscription)
     }
 
-    /// Ends every subscription bound to `owner`, synchronously, from any context, including the
-    /// owner's own `deinit`:
+    /// Ends every subscription bound to `owner`, synchronously, from any context.
+    ///
+    /// It works from the owner's own `deinit`:
     ///
     /// ```swift
     /// deinit { bus.cancelAll(ownedBy: self) }

@@ -1,5 +1,5 @@
 #if canImport(Observation)
-    public import Foundation
+    import Foundation
     public import Observation
 
     /// The client's status as an observable model, for a SwiftUI view to bind to: readiness, the

@@ -48,7 +48,7 @@ struct PathTracingDecoder: Decoder {
 }
 
 /// A value decoded through a ``PathTracingDecoder``; a failure that has no path gets the decoder's.
-struct PathTracingBox<Value: Decodable>: Decodable {
+private struct PathTracingBox<Value: Decodable>: Decodable {
     let value: Value
 
     init(from decoder: any Decoder) throws {

@@ -30,7 +30,7 @@ public struct Delivery<Context>: Sendable {
 }
 
 extension Delivery where Context == MainActor {
-    /// On the main actor: one main-actor job delivers a whole batch of fires. The default.
+    /// On the main actor, the default: one main-actor job delivers a whole batch of fires.
     public static var mainActor: Delivery<MainActor> { Delivery(lane: .mainActor) }
 }
 

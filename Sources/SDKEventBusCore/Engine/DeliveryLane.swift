@@ -10,72 +10,6 @@ enum LaneSelector: @unchecked Sendable {
     case actor(any Actor)
 }
 
-/// A caller of ``BusStorage/flush()`` or ``BusStorage/off(_:)`` waiting on the bus: its
-/// continuation, and whether its task was cancelled before it could wait.
-///
-/// Made before the caller suspends, so that a cancellation handler can name it (its identity is the
-/// waiter's id). Cancellation lands in one of three states: before the waiter waits (it is
-/// remembered, and the waiter returns as soon as it would start waiting), while it waits (it is
-/// removed from wherever it waits and resumed), or after it was resumed (nothing to do). So it is
-/// resumed exactly once, and leaves nothing behind.
-final class BusWaiter: @unchecked Sendable {
-    // @unchecked: only touched under the bus's lock.
-
-    enum State {
-        /// Made, not waiting yet.
-        case starting
-        /// Suspended on this continuation.
-        case waiting(CheckedContinuation<Void, Never>)
-        /// Its task was cancelled before it waited: it must not start.
-        case cancelled
-        /// Resumed, or returned without waiting.
-        case done
-    }
-
-    var state = State.starting
-    /// For a flush: how many lanes it still waits for.
-    var remaining = 0
-
-    /// Whether its task was cancelled before it started waiting.
-    var isCancelled: Bool {
-        if case .cancelled = state { true } else { false }
-    }
-
-    /// Whether it is suspended, waiting to be resumed.
-    var isWaiting: Bool {
-        if case .waiting = state { true } else { false }
-    }
-
-    /// Starts waiting on `continuation`.
-    func wait(on continuation: CheckedContinuation<Void, Never>) {
-        state = .waiting(continuation)
-    }
-
-    /// Ends the wait: the continuation to resume after unlocking, if it was waiting.
-    func finish() -> CheckedContinuation<Void, Never>? {
-        guard case .waiting(let continuation) = state else { return nil }
-        state = .done
-        return continuation
-    }
-
-    /// Records that its task was cancelled.
-    ///
-    /// - Returns: The continuation to resume after unlocking if it was waiting (the caller also
-    ///   removes it from where it waits); `nil` otherwise, having remembered the cancellation if it
-    ///   had not started.
-    func cancel() -> CheckedContinuation<Void, Never>? {
-        switch state {
-        case .starting:
-            state = .cancelled
-            return nil
-        case .waiting:
-            return finish()
-        case .cancelled, .done:
-            return nil
-        }
-    }
-}
-
 /// One delivery lane: its queue, the state of its pass, and who waits on it.
 ///
 /// Plain state, guarded by the bus's lock.
@@ -110,20 +44,9 @@ struct DeliveryLane {
     /// `off` callers waiting for the running pass to move on.
     private(set) var offWaiters: [BusWaiter] = []
 
-    /// The callers a test can wait for with ``BusStorage/waitForWaiters(_:_:lane:)``.
-    enum WaiterKind: Sendable {
-        case off, flush
-    }
-
-    /// Tests waiting for `off` or `flush` callers to wait on this lane.
-    var waiterWatchers: [(kind: WaiterKind, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    /// Watchers satisfied by a new waiter, to resume after unlocking.
-    var satisfiedWaiterWatchers: [CheckedContinuation<Void, Never>] = []
-
     /// Registers an `off` caller waiting for the running pass to move on.
     mutating func addOffWaiter(_ waiter: BusWaiter) {
         offWaiters.append(waiter)
-        if !waiterWatchers.isEmpty { waiterAdded() }
     }
 
     /// Forgets an `off` caller whose task was cancelled.
@@ -137,35 +60,11 @@ struct DeliveryLane {
         return offWaiters
     }
 
-    /// Takes the watchers a new waiter satisfied, to resume after unlocking.
-    mutating func takeSatisfiedWaiterWatchers() -> [CheckedContinuation<Void, Never>] {
-        guard !satisfiedWaiterWatchers.isEmpty else { return [] }
-        defer { satisfiedWaiterWatchers = [] }
-        return satisfiedWaiterWatchers
-    }
+    /// How many `off` callers wait for the running pass to move on.
+    var offWaiterCount: Int { offWaiters.count }
 
-    /// How many callers of `kind` wait on this lane.
-    func waiterCount(_ kind: WaiterKind) -> Int {
-        switch kind {
-        case .off: offWaiters.count
-        case .flush: flushWaiters.count
-        }
-    }
-
-    /// Resolves the watchers that a new waiter satisfied: only a new waiter can satisfy one.
-    private mutating func waiterAdded() {
-        guard !waiterWatchers.isEmpty else { return }
-        var index = 0
-        while index < waiterWatchers.count {
-            let watcher = waiterWatchers[index]
-            if watcher.count <= waiterCount(watcher.kind) {
-                satisfiedWaiterWatchers.append(watcher.continuation)
-                waiterWatchers.remove(at: index)
-            } else {
-                index += 1
-            }
-        }
-    }
+    /// How many `flush` callers wait for fires queued on the lane.
+    var flushWaiterCount: Int { flushWaiters.count }
 
     /// Buckets to tidy once no pass runs; each at most once (its ``ListenerBucket/isDueForTidying``).
     var bucketsDueForTidying: [ListenerBucket] = []
@@ -288,7 +187,6 @@ struct DeliveryLane {
         guard !isIdle else { return }
         flushWaiters.append((enqueuedCount, waiter))
         waiter.remaining += 1
-        if !waiterWatchers.isEmpty { waiterAdded() }
     }
 
     /// Forgets a flush caller whose task was cancelled.

@@ -255,11 +255,3 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
 extension LifecycleStateMachine: Sendable where LoopWaiter: Sendable, RefreshWaiter: Sendable {}
 extension LifecycleStateMachine.Refresh: Sendable where RefreshWaiter: Sendable {}
 extension LifecycleStateMachine.Loop: Sendable where LoopWaiter: Sendable {}
-
-/// What a lifecycle's loop does when it wakes from ``LifecycleStateMachine/park(_:)``.
-enum LifecycleLoopWake: Equatable, Sendable {
-    /// Fetch now: the fetch has begun.
-    case fetch
-    /// Stop: the loop's task was cancelled.
-    case stop
-}

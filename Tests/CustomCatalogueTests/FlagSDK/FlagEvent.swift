@@ -1,7 +1,9 @@
 import SDKEventBusCore
 
 /// The events of a feature-flag SDK, declared outside the package the way an SDK author declares
-/// theirs. The raw values are the wire names the SDK uses on other platforms (the OpenFeature
+/// theirs.
+///
+/// The raw values are the wire names the SDK uses on other platforms (the OpenFeature
 /// provider events); `initialized` is sticky: a listener added after it still hears of it, once.
 enum FlagEvent: String, LifecycleCatalogue {
     case initialized

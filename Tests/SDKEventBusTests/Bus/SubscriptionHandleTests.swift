@@ -1,9 +1,10 @@
 import SDKEventBus
 import Testing
 
-/// One handle type on every bus, `EventSubscription`: a value that ends its subscription only when
-/// asked, and a set that stores it with `store(in:)` owns it, in the manner of Combine's
-/// `AnyCancellable`. Each subscription has one owner object, so storing it again, or in two sets,
+/// One handle type on every bus, `EventSubscription`.
+///
+/// A value that ends its subscription only when asked, and a set that stores it with `store(in:)`
+/// owns it, in the manner of Combine's `AnyCancellable`. Each subscription has one owner object, so storing it again, or in two sets,
 /// never ends a live subscription.
 @Suite struct SubscriptionHandleTests {
     static let conversion = EventPayloadValue.conversion(ConversionPayload(goalId: "g", visitorId: "v"))

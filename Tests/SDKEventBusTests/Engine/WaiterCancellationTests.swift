@@ -180,10 +180,10 @@ import Testing
     }
 
     static func flushWaiters(_ storage: BusStorage) -> Int {
-        storage.state.withLock { $0.lanes.reduce(0) { $0 + $1.waiterCount(.flush) } }
+        storage.state.withLock { $0.lanes.reduce(0) { $0 + $1.flushWaiterCount } }
     }
 
     static func offWaiters(_ storage: BusStorage) -> Int {
-        storage.state.withLock { $0.lanes.reduce(0) { $0 + $1.waiterCount(.off) } }
+        storage.state.withLock { $0.lanes.reduce(0) { $0 + $1.offWaiterCount } }
     }
 }

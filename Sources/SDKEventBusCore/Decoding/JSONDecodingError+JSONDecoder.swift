@@ -1,0 +1,115 @@
+import Foundation
+
+/// Turning what `JSONDecoder` throws into a ``JSONDecodingError`` that names the JSON path and
+/// says what was expected, locating with a ``PathTracingDecoder`` what `JSONDecoder` leaves
+/// unlocated.
+extension JSONDecodingError {
+    /// The error for a body the validator accepted and `JSONDecoder` rejected, with its path.
+    ///
+    /// `JSONDecoder` gives no path for a number that does not fit its field's type, nor for an error
+    /// a type's own `init(from:)` throws: for those the body is decoded again through a
+    /// ``PathTracingDecoder``, which says where.
+    ///
+    /// - Parameters:
+    ///   - type: The type that was decoded.
+    ///   - body: The body, valid JSON.
+    ///   - error: What `JSONDecoder` threw.
+    init<Value: Decodable>(decoding type: Value.Type, from body: Data, failedWith error: any Error) {
+        if let error = error as? DecodingError, !Self.needsLocating(error) {
+            self.init(error)
+            return
+        }
+        switch PathTracingDecoder.failure(decoding: type, from: body) {
+        case let located as Located: self.init(located)
+        case let decoding as DecodingError where !Self.needsLocating(decoding): self.init(decoding)
+        default:
+            // The second pass did not fail where the first did (a type that decodes differently
+            // each time): say what is known.
+            if let decoding = error as? DecodingError {
+                self.init(decoding)
+            } else {
+                self.init(Located(underlying: error))
+            }
+        }
+    }
+
+    /// Whether `JSONDecoder` reported `error` without saying where: a value it could not convert is
+    /// reported as the whole body being corrupt ("The given data was not valid JSON").
+    private static func needsLocating(_ error: DecodingError) -> Bool {
+        guard case .dataCorrupted(let context) = error else { return false }
+        return context.codingPath.isEmpty
+    }
+
+    /// Translates a failure the path-tracing pass located.
+    init(_ located: Located) {
+        let path = Self.path(located.codingPath)
+        guard let number = located.number, let literal = located.literal else {
+            self.init(
+                code: .invalidValue, path: path,
+                reason: located.isDecoderError
+                    ? "the value cannot be decoded as \(located.typeName)" : "\(located.underlying)")
+            return
+        }
+        if number.isWholeNumber, let value = Double(literal), value.rounded(.towardZero) != value {
+            self.init(
+                code: .wrongType, path: path, reason: "expected a whole number (\(located.typeName)), found \(literal)")
+        } else {
+            self.init(
+                code: .numberOutOfRange, path: path,
+                reason: "the number \(literal.prefix(40)) does not fit in \(located.typeName) (\(number.range))")
+        }
+    }
+
+    /// Translates the decoder's error into one that names the path and the expectation in words.
+    init(_ error: DecodingError) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(
+                code: .missingField,
+                path: Self.path(context.codingPath + [key]),
+                reason: "the required field \"\(key.stringValue)\" is missing"
+            )
+        case .valueNotFound(let type, let context) where context.codingPath.isEmpty:
+            self.init(code: .wrongType, reason: "expected \(Self.describe(type)), found null")
+        case .valueNotFound(let type, let context):
+            self.init(
+                code: .missingField,
+                path: Self.path(context.codingPath),
+                reason: "expected \(Self.describe(type)), found null"
+            )
+        case .typeMismatch(let type, let context):
+            self.init(
+                code: .wrongType,
+                path: Self.path(context.codingPath),
+                reason: "expected \(Self.describe(type)); \(context.debugDescription)"
+            )
+        case .dataCorrupted(let context):
+            self.init(code: .invalidValue, path: Self.path(context.codingPath), reason: context.debugDescription)
+        @unknown default:
+            self.init(code: .invalidValue, reason: "\(error)")
+        }
+    }
+
+    /// A coding path as `experiences[0].variations[1].traffic_allocation`.
+    static func path(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Double.Type, is Int.Type: "a number"
+        case is Bool.Type: "a boolean"
+        case is [Any].Type: "an array"
+        default: type == [String: Any].self ? "an object" : "a value of type \(type)"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// What a locked section leaves to do once the lock is released: it may run user code.
+///
+/// A fire usually leaves nothing, or only a drain to schedule, so everything else lives in one
+/// object allocated on first use: the empty case costs a flag and a `nil` check.
+struct AfterUnlock {
+    final class Actions {
+        /// Callbacks of ended subscriptions: releasing them may run the deinit of what they captured.
+        var callbacks: [ErasedCallback] = []
+        /// Lifetimes of ended subscriptions, whose end hooks run (a sequence finishes).
+        var lifetimes: [SubscriptionLifetime] = []
+        /// Owners a sweep looked at, released here in case the sweep held the last reference.
+        var liveOwners: [any AnyObject & Sendable] = []
+        /// Payloads no longer needed (dropped fires, replaced replays), destroyed here.
+        var dropped: [DeliveryBuffer] = []
+        /// `flush` and `off` callers to resume.
+        var continuations: [CheckedContinuation<Void, Never>] = []
+        var diagnostics: [BusDiagnostic] = []
+        var actorDrains: [(lane: Int, actor: any Actor)] = []
+    }
+
+    var scheduleMain = false
+    /// The one callback most locked sections release (ending one subscription), kept inline.
+    private var releasedCallback: ErasedCallback?
+    private var actions: Actions?
+
+    /// Releases `callback` after unlocking.
+    mutating func release(_ callback: ErasedCallback) {
+        if releasedCallback == nil {
+            releasedCallback = callback
+        } else {
+            ensureActions().callbacks.append(callback)
+        }
+    }
+
+    private mutating func ensureActions() -> Actions {
+        if let actions { return actions }
+        let created = Actions()
+        actions = created
+        return created
+    }
+
+    var lifetimes: [SubscriptionLifetime] {
+        get { actions?.lifetimes ?? [] }
+        _modify { yield &ensureActions().lifetimes }
+    }
+
+    var liveOwners: [any AnyObject & Sendable] {
+        get { actions?.liveOwners ?? [] }
+        _modify { yield &ensureActions().liveOwners }
+    }
+
+    var dropped: [DeliveryBuffer] {
+        get { actions?.dropped ?? [] }
+        _modify { yield &ensureActions().dropped }
+    }
+
+    var continuations: [CheckedContinuation<Void, Never>] {
+        get { actions?.continuations ?? [] }
+        _modify { yield &ensureActions().continuations }
+    }
+
+    var diagnostics: [BusDiagnostic] {
+        get { actions?.diagnostics ?? [] }
+        _modify { yield &ensureActions().diagnostics }
+    }
+
+    var actorDrains: [(lane: Int, actor: any Actor)] {
+        get { actions?.actorDrains ?? [] }
+        _modify { yield &ensureActions().actorDrains }
+    }
+
+    /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
+    var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil }
+
+    /// Does it all: end hooks, releases, drains, then resumes waiters.
+    mutating func run(diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage) {
+        if scheduleMain { storage.scheduleMainDrain() }
+        guard let actions else {
+            releasedCallback = nil
+            return
+        }
+        self.actions = nil
+        for lifetime in actions.lifetimes { lifetime.onEnd?() }
+        releasedCallback = nil
+        actions.callbacks = []
+        actions.liveOwners = []
+        actions.dropped = []
+        for (lane, actor) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
+        for diagnostic in actions.diagnostics { hook?(diagnostic) }
+        for continuation in actions.continuations { continuation.resume() }
+    }
+}

@@ -1,0 +1,261 @@
+extension BusStorage {
+    /// Everything a bus guards with its lock: the listener registry, the delivery lanes and the
+    /// replay store.
+    ///
+    /// Its methods route fires to the lanes and finish ending subscriptions. They run under the
+    /// lock and call no user code: what must happen once the lock is released (releasing
+    /// callbacks, running end hooks, scheduling drains, resuming waiters) they leave in an
+    /// ``AfterUnlock``.
+    struct State {
+        var registry: ListenerRegistry
+        var lanes: [DeliveryLane]
+        /// The lane of each actor that has subscriptions.
+        var actorLanes: [ObjectIdentifier: Int] = [:]
+        var vacantLanes: [Int] = []
+        /// Per event, its replay rule.
+        var replayRules: [ReplayRule]
+        /// Per event, the latest payload it replays.
+        var latest: ReplayStore
+        /// For buses whose events are types (app events): each type's event index, added on first
+        /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
+        var eventsByKey: [ObjectIdentifier: Int] = [:]
+        let layout: PayloadLayout
+        /// Tests waiting until callers wait on a lane: none unless a test installs one.
+        var waiterWatchers = WaiterWatchers()
+    }
+}
+
+extension BusStorage.State {
+    /// The index of the event `key`, added if new.
+    mutating func event(forKey key: ObjectIdentifier) -> Int {
+        if let event = eventsByKey[key] { return event }
+        let event = replayRules.count
+        eventsByKey[key] = event
+        replayRules.append(.none)
+        latest.addEvent()
+        registry.addEvents(upTo: event)
+        return event
+    }
+
+    /// The lane for `selector`, created for an actor on its first subscription.
+    mutating func lane(for selector: LaneSelector, into work: inout AfterUnlock) -> Int {
+        switch selector {
+        case .mainActor: return BusStorage.mainLane
+        case .immediate: return BusStorage.immediateLane
+        case .actor(let actor):
+            let id = ObjectIdentifier(actor)
+            if let lane = actorLanes[id] {
+                if lanes[lane].actor != nil { return lane }
+                // The lane of an actor that is gone, whose address a new actor now has: end what
+                // is left of it before anything can reach the new actor through it.
+                abandon(lane: lane, into: &work)
+            }
+            let name = "actor \(type(of: actor))"
+            let lane: Int
+            if let vacant = vacantLanes.popLast() {
+                lane = vacant
+                lanes[lane].actor = actor
+                lanes[lane].name = name
+            } else {
+                lane = lanes.count
+                lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
+            }
+            lanes[lane].actorID = id
+            actorLanes[id] = lane
+            return lane
+        }
+    }
+
+    /// The payload a new subscription to `event` is owed by replay, if any.
+    func replay(for event: Int, asked: Bool) -> UnsafeRawPointer? {
+        switch replayRules[event] {
+        case .sticky: latest.payload(of: event)
+        case .latestOnRequest: asked ? latest.payload(of: event) : nil
+        case .none: nil
+        }
+    }
+
+    /// Queues the payload at `payload` for every listener of `event` subscribed now, in each lane.
+    ///
+    /// - Returns: For the immediate lane when it was idle, the delivery for the caller to run now.
+    mutating func route(
+        _ payload: UnsafeRawPointer,
+        event: Int,
+        work: inout AfterUnlock
+    ) -> BusStorage.InlineDelivery? {
+        guard !registry.isClosed else { return nil }
+        if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.dropped.append(replaced) }
+        let mark = registry.nextID
+        var inline: BusStorage.InlineDelivery?
+        for index in registry.routes[event].indices {
+            let bucket = registry.bucket(registry.routes[event][index])
+            guard bucket.takeUnretainedValue().liveCount > 0 else { continue }
+            let header = DeliveryHeader(bucket: bucket, mark: mark)
+            let lane = bucket.takeUnretainedValue().lane
+            if let started = route(header, payload: payload, toLane: lane, copyingInline: false, work: &work) {
+                inline = started
+            }
+        }
+        return inline
+    }
+
+    /// Queues a delivery on its lane, scheduling the lane's drain if needed.
+    ///
+    /// - Returns: For the immediate lane when it was idle, the delivery for the caller to run now;
+    ///   with its own copy of the payload when `copyingInline`.
+    mutating func route(
+        _ header: DeliveryHeader,
+        payload: UnsafeRawPointer,
+        toLane lane: Int,
+        copyingInline: Bool,
+        work: inout AfterUnlock
+    ) -> BusStorage.InlineDelivery? {
+        if lane == BusStorage.immediateLane, !lanes[lane].isDraining {
+            lanes[lane].startInlineDelivery()
+            guard copyingInline else { return .init(header: header, payload: payload, copy: nil) }
+            let copy = DeliveryBuffer(layout: layout)
+            copy.append(header, payload: payload)
+            return .init(header: header, payload: UnsafeRawPointer(copy.payload(at: 0)), copy: copy)
+        }
+        let (mustSchedule, backlog) = lanes[lane].enqueue(header, payload: payload)
+        if let backlog { work.diagnostics.append(backlog.diagnostic) }
+        guard mustSchedule else { return nil }
+        switch lane {
+        case BusStorage.mainLane:
+            work.scheduleMain = true
+        case BusStorage.immediateLane:
+            break
+        default:
+            if let actor = lanes[lane].actor {
+                work.actorDrains.append((lane, actor))
+            } else {
+                abandon(lane: lane, into: &work)
+            }
+        }
+        return nil
+    }
+
+    /// Finishes ending subscriptions the registry has marked: releases their callbacks now, or
+    /// defers that to the pass of their lane if it may be calling them; then tidies their buckets.
+    ///
+    /// Every callback is taken before any bucket is tidied: tidying moves entries, and the
+    /// positions in `ended` are those from before.
+    ///
+    /// - Returns: Whether any of them may be being called by a running pass.
+    @discardableResult
+    mutating func end(_ ended: [ListenerRegistry.Ended], into work: inout AfterUnlock) -> Bool {
+        var mayBeCalled = false
+        for subscription in ended where release(subscription, into: &work) { mayBeCalled = true }
+        for subscription in ended { tidy(subscription.bucket) }
+        return mayBeCalled
+    }
+
+    /// Finishes ending one subscription; see ``end(_:into:)-([ListenerRegistry.Ended],_)``.
+    mutating func end(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
+        let mayBeCalled = release(ended, into: &work)
+        tidy(ended.bucket)
+        return mayBeCalled
+    }
+
+    mutating func end(_ sweep: ListenerRegistry.Sweep, into work: inout AfterUnlock) {
+        end(sweep.ended, into: &work)
+        if !sweep.liveOwners.isEmpty { work.liveOwners += sweep.liveOwners }
+    }
+
+    /// Takes an ended subscription's callback for release after unlocking, unless the running pass
+    /// of its lane may be calling it: the pass releases it when it finishes (or when an `off`
+    /// waiting for it asks it to act).
+    ///
+    /// - Returns: Whether the pass may be calling it.
+    private mutating func release(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
+        let lane = ended.bucket.lane
+        lanes[lane].liveCount -= 1
+        if let lifetime = ended.lifetime { work.lifetimes.append(lifetime) }
+        if lanes[lane].isPassActive, lanes[lane].cursor.mayCall(bucket: ended.bucket.number, id: ended.id) {
+            lanes[lane].deferredReleases.append((ended.bucket, ended.position))
+            return true
+        }
+        work.release(ended.bucket.takeCallback(at: ended.position))
+        return false
+    }
+
+    /// Drops a bucket's trailing holes and compacts it if due, unless a pass of its lane runs (the
+    /// pass then does it when it finishes); frees its lane if nothing is left in it.
+    mutating func tidy(_ bucket: ListenerBucket) {
+        let lane = bucket.lane
+        guard !lanes[lane].isPassActive else {
+            if !bucket.isDueForTidying {
+                bucket.isDueForTidying = true
+                lanes[lane].bucketsDueForTidying.append(bucket)
+            }
+            return
+        }
+        bucket.isDueForTidying = false
+        bucket.trimTrailingHoles()
+        if bucket.isDueForCompaction { registry.compact(bucket) }
+        vacate(lane: lane)
+    }
+
+    /// Ends a pass: releases what it deferred, tidies what it kept from tidying, and resumes the
+    /// `off` and `flush` callers it was holding.
+    mutating func finishPass(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?, into work: inout AfterUnlock)
+    {
+        let flushed = lanes[lane].finishBatch(count: delivered, recycling: buffer)
+        if !flushed.isEmpty { work.continuations += flushed }
+        actOnRequests(lane: lane, into: &work)
+        if !lanes[lane].bucketsDueForTidying.isEmpty {
+            let due = lanes[lane].bucketsDueForTidying
+            lanes[lane].bucketsDueForTidying = []
+            for bucket in due { tidy(bucket) }
+        }
+        vacate(lane: lane)
+    }
+
+    /// Releases the callbacks the pass deferred and resumes the `off` callers waiting for it.
+    ///
+    /// Called by the pass itself, between callbacks or at its end: it is calling nothing now, and
+    /// taking the lock orders every later read of an entry's state after the ends it acts on.
+    mutating func actOnRequests(lane: Int, into work: inout AfterUnlock) {
+        if !lanes[lane].deferredReleases.isEmpty {
+            for (bucket, position) in lanes[lane].deferredReleases {
+                work.release(bucket.takeCallback(at: position))
+            }
+            lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
+        }
+        if !lanes[lane].offWaiters.isEmpty { resumeOffWaiters(lane: lane, into: &work) }
+        lanes[lane].cursor.clearRequests()
+    }
+
+    /// Takes the `off` callers waiting on the pass of `lane`, to resume after unlocking.
+    ///
+    /// Out of line: a waiter holds a continuation, whose size the compiler learns only at run time,
+    /// and code that handles one sets up room for it on entry, which the pass's path between
+    /// callbacks must not pay when no one waits.
+    @inline(never)
+    private mutating func resumeOffWaiters(lane: Int, into work: inout AfterUnlock) {
+        for waiter in lanes[lane].takeOffWaiters() {
+            if let continuation = waiter.finish() { work.continuations.append(continuation) }
+        }
+    }
+
+    /// Frees an actor lane that has nothing left, so that another actor can use it: also when its
+    /// actor is gone, which is when most lanes empty.
+    mutating func vacate(lane: Int) {
+        guard lane > BusStorage.immediateLane, lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
+        if actorLanes[id] == lane { actorLanes[id] = nil }
+        lanes[lane].actor = nil
+        lanes[lane].actorID = nil
+        vacantLanes.append(lane)
+    }
+
+    /// Ends every subscription of an actor lane whose actor is gone, drops what was queued for it,
+    /// and frees the lane.
+    mutating func abandon(lane: Int, into work: inout AfterUnlock) {
+        lanes[lane].isDraining = false
+        end(registry.endAll(inLane: lane), into: &work)
+        let (dropped, flushed) = lanes[lane].dropPending()
+        work.dropped.append(dropped)
+        if !flushed.isEmpty { work.continuations += flushed }
+        vacate(lane: lane)
+    }
+}

@@ -1,0 +1,46 @@
+/// What only tests use: what the storage holds, and hooks that wait until callers wait.
+///
+/// Nothing here is on the fire → delivery path: each hook takes the lock when a test calls it.
+extension BusStorage {
+    /// What the bus holds, counted where the memory is.
+    ///
+    /// For tests that check what returns to its baseline. Computed on demand, under the lock.
+    var footprint: StorageFootprint {
+        state.withLock { state in
+            var footprint = StorageFootprint()
+            state.registry.addFootprint(to: &footprint)
+            footprint.lanes = state.lanes.count
+            footprint.vacantLanes = state.vacantLanes.count
+            footprint.laneBufferCapacity = state.lanes.reduce(0) { $0 + $1.bufferCapacity }
+            footprint.retainedReplays = state.latest.retainedCount
+            footprint.replaySlots = state.latest.slotCount
+            return footprint
+        }
+    }
+
+    /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
+    /// know an `off` or a `flush` is waiting before they let the pass go on, or cancel it.
+    func waitForWaiters(_ kind: WaiterWatchers.Kind, _ count: Int, lane: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard WaiterWatchers.count(kind, on: state.lanes[lane]) < count else { return true }
+                state.waiterWatchers.add(lane: lane, kind: kind, count: count, continuation: continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Returns once at least `count` `off` callers wait for the pass of `lane`.
+    func waitForOffWaiters(_ count: Int, lane: Int) async {
+        await waitForWaiters(.off, count, lane: lane)
+    }
+}
+
+extension BusStorage.State {
+    /// Takes the test watchers that the callers now waiting satisfy, to resume after unlocking:
+    /// called by `off` and `flush` once their caller waits.
+    mutating func takeSatisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+        waiterWatchers.isEmpty ? [] : waiterWatchers.takeSatisfied(lanes: lanes)
+    }
+}

@@ -1,0 +1,489 @@
+/// Reads one JSON value (RFC 8259) in UTF-8 as a sequence of tokens, checking its grammar on the
+/// way: the one scanner behind ``JSONSyntaxValidator`` and ``CanonicalJSON``.
+///
+/// Each call to ``next()`` returns the next token, with ``tokenStart`` where it starts in the body,
+/// or `nil` once the value is complete and only whitespace follows. The tokenizer is strict: no
+/// leading zeros, no lone surrogates, no control characters in strings, only well-formed UTF-8
+/// (RFC 3629: no overlong forms, no encoded surrogates). It is iterative, with one bit per open
+/// container, so nesting depth is bounded only by memory; a reader that wants a limit counts the
+/// ``Token/beginObject`` and ``Token/beginArray`` tokens.
+///
+/// Nothing is decoded while scanning: a string token says where its contents lie and whether they
+/// hold an escape, and ``appendDecoded(_:to:)`` decodes them when a reader needs the text. A number
+/// token is its literal's bytes, checked against the grammar only; a reader that needs its value
+/// parses it. A problem is thrown as a ``Failure``, which says what is wrong and at which byte;
+/// each reader words it (and adds a path) in its own error.
+struct JSONTokenizer {
+    /// One token of the body.
+    enum Token {
+        /// `{`: the members that follow, up to ``endObject``, belong to a new object.
+        case beginObject
+        case endObject
+        /// `[`: the elements that follow, up to ``endArray``, belong to a new array.
+        case beginArray
+        case endArray
+        /// An object member's key; its `:` is checked by the next call.
+        case key(StringContents)
+        /// A string value.
+        case string(StringContents)
+        case number(NumberLiteral)
+        case `true`
+        case `false`
+        case null
+    }
+
+    /// Where a string's contents lie in the body, between its quotes.
+    struct StringContents {
+        /// The offset of the first byte after the opening quote.
+        var start: Int
+        /// The offset of the closing quote.
+        var end: Int
+        /// Whether the contents hold a backslash escape, and so differ from their decoded bytes.
+        var hasEscapes: Bool
+    }
+
+    /// Where a number's literal lies in the body, already checked against the grammar.
+    struct NumberLiteral {
+        /// The offsets of the literal's bytes.
+        var range: Range<Int>
+        /// Whether the literal has an exponent part (`e` or `E`).
+        var hasExponent: Bool
+    }
+
+    /// What makes a body malformed, and the offset of the byte that shows it.
+    struct Failure: Error {
+        enum Kind {
+            /// No value starts here (at the end of the body when the offset is the body's count).
+            case expectedValue
+            /// No key starts here, after `{` or a comma in an object (or the body ended).
+            case expectedKey
+            case expectedColon
+            /// Neither a comma nor the end of the container follows a member or an element (or the
+            /// body ended).
+            case expectedCommaOrEnd(inObject: Bool)
+            /// The value is complete, and more than whitespace follows it.
+            case trailingData
+            /// A `t`, `f` or `n` that does not start `true`, `false` or `null`; at its first byte.
+            case expectedLiteral(StaticString)
+            /// At the opening quote of a string that does not end.
+            case unterminatedString
+            /// At the control character, which must be escaped.
+            case controlCharacter(UInt8)
+            /// At the end of a body that ends inside an escape.
+            case unterminatedEscape
+            /// At the backslash of an escape whose letter is not one of JSON's.
+            case invalidEscape(UInt8)
+            /// At the first byte of `\u`'s four that is not a hexadecimal digit.
+            case expectedHexDigits
+            /// At the backslash of a high surrogate that no low surrogate follows.
+            case unpairedHighSurrogate(UInt16)
+            /// At the backslash of a low surrogate that no high surrogate precedes.
+            case unpairedLowSurrogate(UInt16)
+            /// At a byte that cannot start a UTF-8 sequence: a matter of encoding, not syntax.
+            case invalidUTF8Lead(UInt8)
+            /// At the lead byte of a UTF-8 sequence that is cut short or malformed.
+            case invalidUTF8Sequence(lead: UInt8)
+            /// After a `-`, where a digit must follow.
+            case expectedDigitAfterMinus
+            /// At the start of a number that has a digit after its leading `0`.
+            case leadingZero
+            /// After a `.`, where a digit must follow.
+            case expectedFractionDigit
+            /// After `e` or `E` and its optional sign, where a digit must follow.
+            case expectedExponentDigit
+
+            /// Whether the problem is the body's encoding rather than its syntax.
+            var isEncoding: Bool {
+                switch self {
+                case .invalidUTF8Lead, .invalidUTF8Sequence: true
+                default: false
+                }
+            }
+        }
+
+        var kind: Kind
+        /// The offset of the byte the problem is at.
+        var offset: Int
+    }
+
+    /// What the next token may be.
+    private enum Expectation {
+        case value
+        /// After `[`: an element or `]`.
+        case firstValueOrEnd
+        /// After `{`: a key or `}`.
+        case firstKeyOrEnd
+        /// After a comma in an object.
+        case key
+        /// After a key.
+        case colon
+        /// After a member or an element.
+        case commaOrEnd
+        /// After the root value.
+        case endOfBody
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the token ``next()`` returned last starts.
+    private(set) var tokenStart = 0
+    private var position = 0
+    private var expectation = Expectation.value
+    /// How many containers are open around the position.
+    private var depth = 0
+    /// One bit per open container, set for an object: the innermost 64, the innermost in bit 0.
+    private var innerContainers: UInt64 = 0
+    /// The bits of the containers around the innermost 64, 64 to a word, the outermost first: a
+    /// body nested at most 64 deep allocates nothing.
+    private var outerContainers: [UInt64] = []
+
+    /// Creates a tokenizer at the start of `bytes`.
+    ///
+    /// - Parameter bytes: The body; it must outlive the tokenizer.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Reads the next token.
+    ///
+    /// - Returns: The token, or `nil` when the value is complete and only whitespace follows it.
+    /// - Throws: A ``Failure`` at the first byte that breaks the grammar or the encoding.
+    mutating func next() throws(Failure) -> Token? {
+        skipWhitespace()
+        switch expectation {
+        case .value:
+            return try value()
+        case .firstValueOrEnd:
+            return peek() == UInt8(ascii: "]") ? close() : try value()
+        case .firstKeyOrEnd:
+            return peek() == UInt8(ascii: "}") ? close() : try key()
+        case .key:
+            return try key()
+        case .colon:
+            guard peek() == UInt8(ascii: ":") else { throw failure(.expectedColon) }
+            position += 1
+            skipWhitespace()
+            return try value()
+        case .commaOrEnd:
+            let isObject = innerContainers & 1 == 1
+            switch peek() {
+            case UInt8(ascii: ","):
+                position += 1
+                skipWhitespace()
+                return isObject ? try key() : try value()
+            case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
+                return close()
+            default:
+                throw failure(.expectedCommaOrEnd(inObject: isObject))
+            }
+        case .endOfBody:
+            guard position == bytes.count else { throw failure(.trailingData) }
+            return nil
+        }
+    }
+
+    // MARK: Structure
+
+    @inline(__always)
+    private mutating func value() throws(Failure) -> Token {
+        guard let byte = peek() else { throw failure(.expectedValue) }
+        tokenStart = position
+        let token: Token
+        switch byte {
+        case UInt8(ascii: "{"):
+            position += 1
+            open(isObject: true)
+            expectation = .firstKeyOrEnd
+            return .beginObject
+        case UInt8(ascii: "["):
+            position += 1
+            open(isObject: false)
+            expectation = .firstValueOrEnd
+            return .beginArray
+        case UInt8(ascii: "\""):
+            token = .string(try string())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            token = .number(try number())
+        case UInt8(ascii: "t"):
+            try literal("true")
+            token = .true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            token = .false
+        case UInt8(ascii: "n"):
+            try literal("null")
+            token = .null
+        default:
+            throw failure(.expectedValue)
+        }
+        valueEnded()
+        return token
+    }
+
+    private mutating func key() throws(Failure) -> Token {
+        guard peek() == UInt8(ascii: "\"") else { throw failure(.expectedKey) }
+        tokenStart = position
+        let contents = try string()
+        expectation = .colon
+        return .key(contents)
+    }
+
+    private mutating func open(isObject: Bool) {
+        if depth > 0, depth & 63 == 0 {
+            outerContainers.append(innerContainers)
+            innerContainers = 0
+        }
+        innerContainers = innerContainers << 1 | (isObject ? 1 : 0)
+        depth += 1
+    }
+
+    /// Consumes the `}` or `]` at the position, which ends the innermost container.
+    private mutating func close() -> Token {
+        tokenStart = position
+        position += 1
+        let isObject = innerContainers & 1 == 1
+        innerContainers >>= 1
+        depth -= 1
+        if depth > 0, depth & 63 == 0 { innerContainers = outerContainers.removeLast() }
+        valueEnded()
+        return isObject ? .endObject : .endArray
+    }
+
+    /// Sets what follows a complete value: a comma or the end of its container, or the end of the body.
+    private mutating func valueEnded() {
+        expectation = depth == 0 ? .endOfBody : .commaOrEnd
+    }
+
+    // MARK: Strings
+
+    /// Scans a string from its opening quote, decoding nothing.
+    private mutating func string() throws(Failure) -> StringContents {
+        let quote = position
+        position += 1
+        var hasEscapes = false
+        while let byte = peek() {
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                return StringContents(start: quote + 1, end: position - 1, hasEscapes: hasEscapes)
+            case UInt8(ascii: "\\"):
+                hasEscapes = true
+                try escape()
+            case 0x00..<0x20:
+                throw failure(.controlCharacter(byte))
+            case 0x80...:
+                try multiByteScalar()
+            default:
+                position += 1
+            }
+        }
+        throw Failure(kind: .unterminatedString, offset: quote)
+    }
+
+    private mutating func escape() throws(Failure) {
+        let backslash = position
+        position += 1
+        guard let byte = peek() else { throw failure(.unterminatedEscape) }
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            position += 1
+        case UInt8(ascii: "u"):
+            position += 1
+            let unit = try hexQuad()
+            switch unit {
+            case 0xD800...0xDBFF:
+                guard peek() == UInt8(ascii: "\\"), peek(at: position + 1) == UInt8(ascii: "u") else {
+                    throw Failure(kind: .unpairedHighSurrogate(unit), offset: backslash)
+                }
+                position += 2
+                guard (0xDC00...0xDFFF).contains(try hexQuad()) else {
+                    throw Failure(kind: .unpairedHighSurrogate(unit), offset: backslash)
+                }
+            case 0xDC00...0xDFFF:
+                throw Failure(kind: .unpairedLowSurrogate(unit), offset: backslash)
+            default:
+                break
+            }
+        default:
+            throw Failure(kind: .invalidEscape(byte), offset: backslash)
+        }
+    }
+
+    private mutating func hexQuad() throws(Failure) -> UInt16 {
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            guard let byte = peek(), let digit = Self.hexValue(byte) else { throw failure(.expectedHexDigits) }
+            value = value << 4 | UInt16(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// Checks one UTF-8 encoded scalar of two to four bytes (RFC 3629: no overlongs, no surrogates).
+    private mutating func multiByteScalar() throws(Failure) {
+        let lead = bytes[position]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            secondRange = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            secondRange = 0x80...0x8F
+        default: throw failure(.invalidUTF8Lead(lead))
+        }
+        for index in 1..<length {
+            guard let byte = peek(at: position + index),
+                index == 1 ? secondRange.contains(byte) : (0x80...0xBF).contains(byte)
+            else { throw failure(.invalidUTF8Sequence(lead: lead)) }
+        }
+        position += length
+    }
+
+    // MARK: Decoding strings
+
+    /// The bytes of a string's contents as they lie in the body, escapes undecoded.
+    func rawBytes(of contents: StringContents) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[contents.start..<contents.end])
+    }
+
+    /// Appends the decoded UTF-8 bytes of a string's contents to `utf8`.
+    func appendDecoded(_ contents: StringContents, to utf8: inout [UInt8]) {
+        let raw = rawBytes(of: contents)
+        if contents.hasEscapes {
+            Self.appendDecoded(raw, to: &utf8)
+        } else {
+            utf8.append(contentsOf: raw)
+        }
+    }
+
+    /// Decodes a string's contents, already checked, from between its quotes, appending the UTF-8
+    /// bytes to `utf8`.
+    static func appendDecoded(_ raw: UnsafeBufferPointer<UInt8>, to utf8: inout [UInt8]) {
+        var index = raw.startIndex
+        func hexQuad(at offset: Int) -> UInt32 {
+            raw[offset..<offset + 4].reduce(0) { $0 << 4 | UInt32(hexValue($1) ?? 0) }
+        }
+        while index < raw.endIndex {
+            guard raw[index] == UInt8(ascii: "\\") else {
+                utf8.append(raw[index])
+                index += 1
+                continue
+            }
+            let escaped = raw[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hexQuad(at: index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar) {
+                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad(at: index + 2) - 0xDC00)
+                    index += 6
+                }
+                if let scalar = Unicode.Scalar(scalar) {
+                    UTF8.encode(scalar) { utf8.append($0) }
+                }
+            default: utf8.append(escaped)
+            }
+        }
+    }
+
+    // MARK: Numbers and literals
+
+    private mutating func number() throws(Failure) -> NumberLiteral {
+        let start = position
+        if peek() == UInt8(ascii: "-") { position += 1 }
+        guard let first = peek(), Self.isDigit(first) else { throw failure(.expectedDigitAfterMinus) }
+        if first == UInt8(ascii: "0") {
+            position += 1
+            if let next = peek(), Self.isDigit(next) { throw Failure(kind: .leadingZero, offset: start) }
+        } else {
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: ".") {
+            position += 1
+            guard let digit = peek(), Self.isDigit(digit) else { throw failure(.expectedFractionDigit) }
+            skipDigits()
+        }
+        var hasExponent = false
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            hasExponent = true
+            position += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
+            guard let digit = peek(), Self.isDigit(digit) else { throw failure(.expectedExponentDigit) }
+            skipDigits()
+        }
+        return NumberLiteral(range: start..<position, hasExponent: hasExponent)
+    }
+
+    private mutating func literal(_ literal: StaticString) throws(Failure) {
+        let start = position
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for byte in expected {
+            guard peek() == byte else { throw Failure(kind: .expectedLiteral(literal), offset: start) }
+            position += 1
+        }
+    }
+
+    // MARK: Bytes
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while let byte = peek(),
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\t")
+        {
+            position += 1
+        }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), Self.isDigit(byte) { position += 1 }
+    }
+
+    private func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+    private func peek(at index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// A failure at the position.
+    private func failure(_ kind: Failure.Kind) -> Failure {
+        Failure(kind: kind, offset: position)
+    }
+
+    // MARK: Locations
+
+    /// The line and column of the byte at `offset`, for an error: counted only then.
+    func location(of offset: Int) -> JSONDecodingError.Location {
+        var line = 1
+        var lineStart = 0
+        for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = index + 1
+        }
+        return JSONDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
+    }
+}
