@@ -4,7 +4,7 @@ public import SDKEventBusCore
 /// SDK's lifecycle and the network.
 ///
 /// A `ConfigFetching` service whose configuration is ``ProjectConfig``; implement
-/// ``fetchLiveConfig()`` and hand the service to ``SDKClient``:
+/// ``/SDKEventBusCore/ConfigFetching/fetchLiveConfig()`` and hand the service to ``SDKClient``:
 ///
 /// ```swift
 /// struct CDNFetchService: ConfigFetchService {

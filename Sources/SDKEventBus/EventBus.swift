@@ -3,7 +3,7 @@ public import SDKEventBusCore
 /// The built-in catalogue's event bus: app code subscribes to ``SystemEvent``s with `on` and
 /// unsubscribes with `off`; the SDK fires through an ``EventEmitter``.
 ///
-/// Everything ``CatalogueBus`` offers, for the built-in events:
+/// Everything ``/SDKEventBusCore/CatalogueBus`` offers, for the built-in events:
 ///
 /// ```swift
 /// let (bus, emitter) = EventBus.makeBus()   // the SDK keeps the emitter

@@ -1,6 +1,6 @@
 public import SDKEventBusCore
 
-/// The capability to fire the built-in events on one ``EventBus``; see ``CatalogueEmitter``.
+/// The capability to fire the built-in events on one ``EventBus``; see ``/SDKEventBusCore/CatalogueEmitter``.
 ///
 /// ```swift
 /// let (bus, emitter) = EventBus.makeBus()

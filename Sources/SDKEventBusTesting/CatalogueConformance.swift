@@ -18,7 +18,7 @@ public import SDKEventBusCore
 /// }
 /// ```
 ///
-/// Pass one value of each payload struct (each ``TypedPayload`` conformer) as `typedSamples`: a
+/// Pass one value of each payload struct (each ``/SDKEventBusCore/TypedPayload`` conformer) as `typedSamples`: a
 /// struct whose `event` names one event while its `payloadValue` wraps another's case (a
 /// copy-paste slip) compiles, and is fired as the other event; the check names it.
 ///
@@ -53,7 +53,7 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     ///   - rawValues: The committed raw values, in declaration order.
     ///   - replayRules: The declared replay rule of each event that replays.
     ///   - samples: At least one payload of every event.
-    ///   - typedSamples: One value of each payload struct (``TypedPayload`` conformer) of the
+    ///   - typedSamples: One value of each payload struct (``/SDKEventBusCore/TypedPayload`` conformer) of the
     ///     catalogue, so that a struct whose `event` and `payloadValue` disagree is caught.
     public init(
         rawValues: [String],

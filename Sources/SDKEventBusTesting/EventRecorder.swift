@@ -26,7 +26,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// - Parameters:
     ///   - source: The bus (or client) to record.
     ///   - events: The events to record.
-    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/mainActor``, the default.
     public init(
         _ source: some CatalogueSubscribing<Catalogue>,
         events: Set<Catalogue> = Set(Catalogue.allCases),
@@ -40,7 +40,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// - Parameters:
     ///   - source: The bus (or client) to record.
     ///   - events: The events to record.
-    ///   - delivery: ``Delivery/immediate``.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/immediate``.
     public init(
         _ source: some CatalogueSubscribing<Catalogue>,
         events: Set<Catalogue> = Set(Catalogue.allCases),
@@ -54,7 +54,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// - Parameters:
     ///   - source: The bus (or client) to record.
     ///   - events: The events to record.
-    ///   - delivery: ``Delivery/isolated(to:)``: the actor the recording callbacks are isolated to.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/isolated(to:)``: the actor the recording callbacks are isolated to.
     public init<A: Actor>(
         _ source: some CatalogueSubscribing<Catalogue>,
         events: Set<Catalogue> = Set(Catalogue.allCases),

@@ -1,7 +1,7 @@
 public import SDKEventBusCore
 
 extension LifecycleDiagnostic {
-    /// For ``LifecycleDiagnostic/configApplied(_:)``, what the store did with the fetched
+    /// For ``/SDKEventBusCore/LifecycleDiagnostic/configApplied(_:)``, what the store did with the fetched
     /// configuration; `nil` for every other step.
     ///
     /// ```swift
@@ -11,19 +11,19 @@ extension LifecycleDiagnostic {
         if case .configApplied(let change) = self { change } else { nil }
     }
 
-    /// For ``LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, the error; `nil` for every
+    /// For ``/SDKEventBusCore/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, the error; `nil` for every
     /// other step.
     public var failure: (any Error)? {
         if case .fetchFailed(let error, _, _) = self { error } else { nil }
     }
 
-    /// For ``LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, how long until the next attempt;
+    /// For ``/SDKEventBusCore/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, how long until the next attempt;
     /// `nil` for every other step.
     public var retryDelay: Duration? {
         if case .fetchFailed(_, _, let delay) = self { delay } else { nil }
     }
 
-    /// Whether this is ``LifecycleDiagnostic/stopped``.
+    /// Whether this is ``/SDKEventBusCore/LifecycleDiagnostic/stopped``.
     public var isStopped: Bool {
         if case .stopped = self { true } else { false }
     }

@@ -22,7 +22,7 @@ public final class LifecycleRecorder: Sendable {
     /// Creates an empty recorder.
     public init() {}
 
-    /// The hook to pass as ``LifecycleConfiguration/diagnostics``.
+    /// The hook to pass as ``/SDKEventBusCore/LifecycleConfiguration/diagnostics``.
     public var handler: @Sendable (LifecycleDiagnostic) -> Void {
         { [self] step in record(step) }
     }

@@ -1,9 +1,9 @@
 public import SDKEventBusCore
 
 extension CatalogueConfigStore {
-    /// Returns once at least `count` callers are suspended in ``CatalogueConfigStore/waitForReady()``,
+    /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogueConfigStore/waitForReady()``,
     /// or readiness is decided: for tests that must know their waiters are waiting, instead of
-    /// polling ``CatalogueConfigStore/waiterCount``.
+    /// polling ``/SDKEventBusCore/CatalogueConfigStore/waiterCount``.
     ///
     /// ```swift
     /// let waiter = Task { try await store.waitForReady() }
@@ -27,7 +27,7 @@ extension CatalogueConfigStore {
 }
 
 extension CatalogueClient {
-    /// Returns once at least `count` callers are suspended in ``CatalogueClient/ready()``, or
+    /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogueClient/ready()``, or
     /// readiness is decided: a hook for tests, instead of polling.
     ///
     /// - Parameters:

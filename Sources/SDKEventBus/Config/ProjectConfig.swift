@@ -6,7 +6,7 @@ import SDKEventBusCore
 /// It decodes the snake_case wire JSON with a plain `JSONDecoder()`, because its coding keys carry
 /// the wire names, so an SDK author's own fetch code can decode it too. Fields the package does not
 /// model are ignored. Prefer ``init(jsonData:)``: it also rejects malformed bodies with a
-/// ``JSONDecodingError`` that says what is wrong and where.
+/// ``/SDKEventBusCore/JSONDecodingError`` that says what is wrong and where.
 ///
 /// ```swift
 /// let config = try ProjectConfig(jsonData: body)

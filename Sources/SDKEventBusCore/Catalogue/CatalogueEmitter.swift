@@ -69,7 +69,7 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     /// released; later fires and subscriptions do nothing.
     ///
     /// Events fired but not yet delivered are dropped; await ``CatalogueBus/flush()`` first to
-    /// deliver them. Synchronous, so it can run from a `deinit`. ``CatalogueClient/shutdown()``
+    /// deliver them. Synchronous, so it can run from a `deinit`. ``CatalogueClient/shutdown(timeout:)``
     /// calls it after flushing.
     public func shutdown() {
         storage.shutDown()

@@ -35,7 +35,7 @@ extension CatalogueSubscribing {
 
     /// The payloads of one event as an asynchronous sequence.
     ///
-    /// See ``events(_:bufferingPolicy:replayLatest:)-(Set<Catalogue>,_,_)`` for its guarantees.
+    /// See ``events(_:bufferingPolicy:replayLatest:)-(Set<Self.Catalogue>,_,_)`` for its guarantees.
     ///
     /// ```swift
     /// for await payload in bus.events(.configUpdated, replayLatest: true) { … }

@@ -33,7 +33,7 @@
 /// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
 /// ```
 ///
-/// The built-in catalogue, ``SystemEvent`` with ``EventPayloadValue``, is one conformer. Add
+/// The built-in catalogue, `SystemEvent` with `EventPayloadValue`, is one conformer. Add
 /// ``LifecycleCatalogue`` to run the configuration lifecycle (``CatalogueClient``), and
 /// ``WireCodablePayload`` to the payload for the JSON wire form.
 public protocol EventCatalogue: RawRepresentable, CaseIterable, Hashable, Sendable, Codable

@@ -5,8 +5,8 @@
 ///
 /// | event | rule |
 /// | --- | --- |
-/// | ``SystemEvent/ready`` | ``sticky`` |
-/// | ``SystemEvent/configUpdated`` | ``latestOnRequest`` |
+/// | `SystemEvent.ready` | ``sticky`` |
+/// | `SystemEvent.configUpdated` | ``latestOnRequest`` |
 /// | every other event | ``none`` |
 public enum ReplayRule: Sendable, Hashable {
     /// Late listeners do not receive earlier fires.

@@ -159,7 +159,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     /// - Returns: How the client became ready.
     /// - Throws: `CancellationError` when the calling task is cancelled (other callers keep
     ///   waiting); an error that ended readiness (``FetchRetryAdvice/endsReadiness``);
-    ///   ``ReadinessError`` with code ``ReadinessError/Code/shutDown`` after ``shutdown()``.
+    ///   ``ReadinessError/shutDown`` after ``shutdown(timeout:)``.
     @discardableResult
     public func ready() async throws -> Readiness {
         try await store.waitForReady()
@@ -178,7 +178,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///   - timeout: How long to wait.
     ///   - clock: The clock that measures `timeout`: real time unless you pass another.
     /// - Returns: How the client became ready.
-    /// - Throws: ``ReadinessError`` with code ``ReadinessError/Code/timedOut`` when the deadline
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline
     ///   passes first, and as ``ready()`` otherwise.
     @discardableResult
     public func ready<C: Clock>(timeout: Duration, clock: C = ContinuousClock()) async throws -> Readiness
@@ -217,7 +217,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///
     /// - Returns: What the store did with the configuration.
     /// - Throws: The fetch's error, `CancellationError`, or ``ReadinessError`` with code
-    ///   ``ReadinessError/Code/shutDown`` after ``shutdown()``.
+    ///   ``ReadinessError/shutDown`` after ``shutdown(timeout:)``.
     @discardableResult
     public func refreshNow() async throws -> ConfigChange {
         try await lifecycle.refreshNow()

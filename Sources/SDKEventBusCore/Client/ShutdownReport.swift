@@ -1,4 +1,4 @@
-/// What a client's ``CatalogueClient/shutdown()`` abandoned.
+/// What a client's ``CatalogueClient/shutdown(timeout:)`` abandoned.
 ///
 /// Shutdown abandons a fetch or cache call in flight at once, then waits for the lifecycle to stop
 /// and for the events fired before it to be delivered, but never longer than its timeout, nor once

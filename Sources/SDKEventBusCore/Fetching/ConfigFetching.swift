@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// The lifecycle calls ``fetchLiveConfig()`` when it starts, on every refresh, and after a failure,
 /// with backoff. Implementations decode bodies with ``RemoteConfiguration/decode(from:)`` (for the
-/// built-in configuration, ``ProjectConfig/init(jsonData:)``) so that a malformed body fails with a
+/// built-in configuration, `ProjectConfig.init(jsonData:)`) so that a malformed body fails with a
 /// ``JSONDecodingError`` wherever it comes from.
 ///
 /// ```swift
@@ -16,7 +16,7 @@ public import Foundation
 /// }
 /// ```
 ///
-/// ``HTTPConfigFetchService`` is the real one, over `URLSession`; ``ScriptedConfigFetchService``
+/// ``HTTPConfigFetchService`` is the real one, over `URLSession`; `ScriptedConfigFetchService`
 /// scripts any lifecycle in tests and demos.
 public protocol ConfigFetching<Config>: Sendable {
     /// The configuration the service fetches.

@@ -68,7 +68,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// Fetches the configuration, off the caller's actor; an unchanged one (304) returns the
     /// previous configuration.
     ///
-    /// Cancelling the calling task (``CatalogueClient/shutdown()`` does) ends the call at once with
+    /// Cancelling the calling task (``CatalogueClient/shutdown(timeout:)`` does) ends the call at once with
     /// `CancellationError`. On Apple platforms the transfer is cancelled too; on Linux it is left to
     /// end by itself within the timeout and its result is dropped, because cancelling a transfer
     /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.

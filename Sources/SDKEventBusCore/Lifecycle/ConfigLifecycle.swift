@@ -94,7 +94,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///
     /// - Returns: What the store did with the configuration.
     /// - Throws: The fetch's error; `CancellationError` when the calling task is cancelled (the
-    ///   fetch goes on); ``ReadinessError`` with code ``ReadinessError/Code/shutDown`` once the
+    ///   fetch goes on); ``ReadinessError/shutDown`` once the
     ///   lifecycle has been shut down, also for a refresh in flight then; the error that ended
     ///   readiness once a fetch error ended it (a ``FetchRetryAdvice`` with `endsReadiness`) and
     ///   so stopped the lifecycle.

@@ -19,7 +19,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// first success, and after that only on demand (``ConfigLifecycle/refreshNow()``, or a stale
     /// configuration with ``timeToLive``).
     ///
-    /// At least ``minimumRefreshInterval``.
+    /// At least 1 second: a shorter interval is raised to it.
     public var refreshInterval: Duration? {
         didSet { refreshInterval = refreshInterval.map { max($0, Self.minimumRefreshInterval) } }
     }

@@ -10,7 +10,7 @@
 /// // failures 1, 2, 3, … wait about 1 s, 2 s, 4 s, … 60 s, each shortened by up to 20 %.
 /// ```
 ///
-/// No wait is ever shorter than ``minimumDelay`` (100 ms), whatever the settings and the jitter, so
+/// No wait is ever shorter than 100 ms, whatever the settings and the jitter, so
 /// that a misconfigured policy cannot hammer the configuration server in a loop.
 public struct RetryPolicy: Sendable {
     /// The shortest wait after a failure: 100 ms.
@@ -28,7 +28,7 @@ public struct RetryPolicy: Sendable {
     /// Creates a policy.
     ///
     /// - Parameters:
-    ///   - initialDelay: The wait after the first failure, at least ``minimumDelay``.
+    ///   - initialDelay: The wait after the first failure, at least 100 ms.
     ///   - multiplier: How much each further consecutive failure multiplies the wait (at least 1).
     ///   - maximumDelay: The longest wait, from `initialDelay` to a day.
     ///   - jitter: The largest fraction, from 0 to 1, by which a wait is randomly shortened.

@@ -6,9 +6,10 @@ public import Foundation
 /// The first ``setConfig(_:from:fetchedAt:)`` makes the store ready: it commits the configuration,
 /// fires the catalogue's ready payload, then resumes every ``waitForReady()`` caller with the same
 /// ``Readiness``. A later configuration that differs (`!=`) is committed and announced with the
-/// catalogue's "updated" payload; an equal one changes nothing. The SDK can also resolve readiness
-/// without a configuration (``resolveDegraded(because:)``) or fail it for good with its own error
-/// (``failReadiness(with:)``); whichever of these comes first decides what every caller gets.
+/// catalogue's "updated" payload; an equal one changes nothing. The lifecycle can also resolve
+/// readiness without a configuration (a degraded start), and the SDK can fail it for good with its
+/// own error (``failReadiness(with:)``); whichever of these comes first decides what every caller
+/// gets.
 ///
 /// ```swift
 /// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
@@ -18,7 +19,7 @@ public import Foundation
 /// await store.setConfig(flags)   // fires .initialized, then resumes the waiter
 /// ```
 ///
-/// The built-in catalogue's store is ``ConfigStore``.
+/// The built-in catalogue's store is `ConfigStore`.
 public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// The configuration type.
     public typealias Config = Catalogue.Config
@@ -195,8 +196,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// Fails readiness for good with the SDK's own error (an invalid SDK key, say): every current
     /// and later ``waitForReady()`` throws `error`, and later configurations are ignored.
     ///
-    /// Has no effect once readiness was resolved: the first outcome stands, and ``lastError`` is
-    /// left as it was.
+    /// Has no effect once readiness was resolved: the first outcome stands.
     ///
     /// - Parameter error: The error every waiter throws.
     /// - Returns: Whether this call decided readiness.
@@ -231,7 +231,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///
     /// - Returns: How the store became ready.
     /// - Throws: `CancellationError` when the task is cancelled first; the error given to
-    ///   ``failReadiness(with:)``; ``ReadinessError`` with code ``ReadinessError/Code/shutDown``
+    ///   ``failReadiness(with:)``; ``ReadinessError/shutDown``
     ///   when the store is shut down first, or was already.
     @discardableResult
     public nonisolated func waitForReady() async throws -> Readiness {
@@ -248,7 +248,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///   - clock: The clock that measures `timeout`: real time unless you pass another (tests pass a
     ///     manual one, and must then advance it).
     /// - Returns: How the store became ready.
-    /// - Throws: ``ReadinessError`` with code ``ReadinessError/Code/timedOut`` when the deadline
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline
     ///   passes first, and as ``waitForReady()`` otherwise.
     @discardableResult
     public nonisolated func waitForReady<C: Clock>(
@@ -270,7 +270,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     // MARK: Shutdown
 
     /// Shuts the store down: every waiter, and every later wait, fails with
-    /// ``ReadinessError/Code/shutDown``; later configurations are ignored.
+    /// ``ReadinessError/shutDown``; later configurations are ignored.
     ///
     /// Synchronous, so it can run from a `deinit`. The current configuration stays readable.
     public nonisolated func shutdown() {

@@ -16,8 +16,8 @@
 /// }
 /// ```
 ///
-/// The built-in catalogue announces ``SystemEvent/ready`` and ``SystemEvent/configUpdated`` with a
-/// diff of ``ProjectConfig``.
+/// The built-in catalogue announces `SystemEvent.ready` and `SystemEvent.configUpdated` with a
+/// diff of `ProjectConfig`.
 public protocol LifecycleCatalogue: EventCatalogue {
     /// The configuration the SDK fetches, stores and caches.
     associatedtype Config: RemoteConfiguration

@@ -12,7 +12,7 @@ public import Foundation
 /// ```
 ///
 ///
-/// The ready event carries the same facts (``ReadyPayload`` for the built-in catalogue).
+/// The ready event carries the same facts (`ReadyPayload` for the built-in catalogue).
 public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     /// Where the configuration came from, or ``ConfigSource/degraded`` when there is none.
     public var source: ConfigSource

@@ -32,7 +32,7 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     /// Returns the outcome once the gate opens.
     ///
     /// - Throws: `CancellationError` when the task is cancelled first; the error the gate failed
-    ///   with; ``ReadinessError`` with code ``ReadinessError/Code/shutDown`` when it is shut down.
+    ///   with; ``ReadinessError/shutDown`` when it is shut down.
     func wait() async throws -> Outcome {
         // Fast path: no continuation when the outcome is known.
         if let settled = machine.withLock({ $0.settledRegistration }) { return try Self.result(of: settled)! }
