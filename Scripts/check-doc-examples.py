@@ -5,15 +5,20 @@ Usage: Scripts/check-doc-examples.py [--scratch-path PATH] [DOCUMENT ...]
 
 Each document becomes a test target of a generated package that depends on this one, so its
 examples compile against the public API only, as an SDK's or an app's code would, with `Testing`,
-`XCTest` and `SDKEventBusTesting` at hand. A document is read top to bottom:
+`XCTest` and `SDKEventBusTesting` at hand. An app's documents see the built-in catalogue
+(`import SDKEventBus`); the documents for an SDK with its own catalogue (CORE_DOCUMENTS) see only
+`SDKEventBusCore`, as such an SDK does. The documents of a group (GROUPS) are one target, read in
+order, so that a guide's examples may use what an earlier guide of the group declared. A document
+is read top to bottom:
 
 - declarations at the start of a line (types, extensions, functions, imports) go to the target's
   top level, in order, with their imports hoisted (`public import` wins over `import`);
 - everything else runs in one `@MainActor` async throwing function, each block in a scope nested in
   the previous block's, so a block sees the names earlier blocks declared and may shadow them.
 
-Names an example uses but does not declare come from Scripts/doc-examples/Prelude.swift, and from
-Scripts/doc-examples/<Document>.swift when it exists. A block preceded by an HTML comment starting
+Names an example uses but does not declare come from Scripts/doc-examples/Prelude.swift
+(PreludeCore.swift for the core's documents), and from Scripts/doc-examples/<Document>.swift when
+it exists. A block preceded by an HTML comment starting
 with `<!-- example: not compiled` is skipped (a manifest fragment, UIKit or SwiftUI code). Compiler
 errors point at the Markdown file and line. The generated package and its build live under
 .build-docs/ unless --scratch-path says otherwise.
@@ -27,11 +32,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "Scripts" / "doc-examples"
-DEFAULT_DOCUMENTS = (
-    [ROOT / "README.md"]
-    + sorted((ROOT / "Docs").glob("*.md"))
-    + [ROOT / "Sources" / "SDKEventBus" / "SDKEventBus.docc" / "SDKEventBus.md"]
-)
+MODULES = ["SDKEventBusCore", "SDKEventBus", "SDKEventBusTesting"]
+LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
+DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
+# Documents for an SDK author with a catalogue of their own: they import the core only.
+CORE_DOCUMENTS = {"DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore"}
+# Documents read as one: each continues the one before (the flag catalogue is declared once).
+GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore"]]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
 DECLARATION = re.compile(
@@ -41,7 +48,8 @@ DECLARATION = re.compile(
 )
 ATTRIBUTE_ONLY = re.compile(r"^@[\w.]+(?:\([^)]*\))?\s*$")
 LITERALS = re.compile(r'#"(?:[^"]|"(?!#))*"#|"(?:[^"\\]|\\.)*"')
-DEFAULT_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusTesting", "Testing", "XCTest"]
+APP_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusTesting", "Testing", "XCTest"]
+CORE_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusTesting", "Testing", "XCTest"]
 
 
 class Block:
@@ -132,9 +140,30 @@ def located(document, chunk):
     return out
 
 
-def target_name(document):
-    stem = "Landing" if document.name == "SDKEventBus.md" else document.stem
-    return "DocExamples" + re.sub(r"\W", "", stem)
+def target_name(documents):
+    stems = [("Landing" + d.stem) if d.parent.suffix == ".docc" else d.stem for d in documents]
+    return "DocExamples" + re.sub(r"\W", "", "".join(stems))
+
+
+def targets_of(documents):
+    """The documents, grouped into targets: a group's members go together, in the group's order,
+    with the earlier members added when only a later one was asked for."""
+    by_stem = {document.stem: document for document in DEFAULT_DOCUMENTS}
+    targets, seen = [], set()
+    for document in documents:
+        if document in seen:
+            continue
+        group = next((g for g in GROUPS if document.stem in g), None)
+        if group is None:
+            targets.append([document])
+            seen.add(document)
+            continue
+        asked = {d.stem for d in documents}
+        last = max(group.index(stem) for stem in group if stem in asked)
+        members = [by_stem[stem] for stem in group[: last + 1]]
+        targets.append(members)
+        seen.update(members)
+    return targets
 
 
 def generate(documents, package):
@@ -143,11 +172,13 @@ def generate(documents, package):
             shutil.rmtree(target)
     (package / "Tests").mkdir(parents=True, exist_ok=True)
     targets, count = [], 0
-    for document in documents:
-        blocks = blocks_of(document)
+    for members in targets_of(documents):
+        blocks = [block for document in members for block in blocks_of(document)]
         if not blocks:
             continue
-        name = target_name(document)
+        core = all(document.stem in CORE_DOCUMENTS for document in members)
+        default_imports = CORE_IMPORTS if core else APP_IMPORTS
+        name = target_name(members)
         directory = package / "Tests" / name
         directory.mkdir()
         imports, declarations, statements = {}, [], []
@@ -156,28 +187,29 @@ def generate(documents, package):
             for access, module in block_imports:
                 if access == "public" or module not in imports:
                     imports[module] = access
-            declarations += block_declarations
-            statements.append(block_statements)
+            declarations += [(block.document, chunk) for chunk in block_declarations]
+            statements.append((block.document, block_statements))
             count += 1
-        header = [f"{imports.get(module, '')} import {module}".strip() for module in DEFAULT_IMPORTS]
-        header += [f"{access} import {module}".strip() for module, access in imports.items() if module not in DEFAULT_IMPORTS]
+        header = [f"{imports.get(module, '')} import {module}".strip() for module in default_imports]
+        header += [f"{access} import {module}".strip() for module, access in imports.items() if module not in default_imports]
         body = list(header) + [""]
-        for chunk in declarations:
-            body += located(document, chunk) + [""]
+        for block_document, chunk in declarations:
+            body += located(block_document, chunk) + [""]
         (directory / "Declarations.swift").write_text("\n".join(body) + "\n", encoding="utf-8")
 
-        plain = [f"import {module}" for module in DEFAULT_IMPORTS + [m for m in imports if m not in DEFAULT_IMPORTS]]
+        plain = [f"import {module}" for module in default_imports + [m for m in imports if m not in default_imports]]
         body = plain + ["", "@MainActor func examples() async throws {"]
         depth = 0
-        for block_statements in statements:
+        for block_document, block_statements in statements:
             body.append("    " * (depth + 1) + "do {")
             depth += 1
             for chunk in block_statements:
-                body += located(document, chunk)
+                body += located(block_document, chunk)
         body += ["}" * depth, "}"]
         (directory / "Examples.swift").write_text("\n".join(body) + "\n", encoding="utf-8")
 
-        for stub in [STUBS / "Prelude.swift", STUBS / f"{document.stem}.swift"]:
+        prelude = STUBS / ("PreludeCore.swift" if core else "Prelude.swift")
+        for stub in [prelude] + [STUBS / f"{document.stem}.swift" for document in members]:
             if stub.exists():
                 shutil.copy(stub, directory / f"Stub{stub.stem}.swift")
         targets.append(name)
@@ -199,11 +231,8 @@ def generate(documents, package):
         "    targets: [",
     ]
     for name in targets:
-        manifest.append(
-            f'        .testTarget(name: "{name}", dependencies: ['
-            f'.product(name: "SDKEventBus", package: "{dependency}"), '
-            f'.product(name: "SDKEventBusTesting", package: "{dependency}")], swiftSettings: settings),'
-        )
+        products = ", ".join(f'.product(name: "{module}", package: "{dependency}")' for module in MODULES)
+        manifest.append(f'        .testTarget(name: "{name}", dependencies: [{products}], swiftSettings: settings),')
     manifest += ["    ],", "    swiftLanguageModes: [.v6]", ")"]
     (package / "Package.swift").write_text("\n".join(manifest) + "\n", encoding="utf-8")
     return targets, count

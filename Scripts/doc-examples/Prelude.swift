@@ -3,6 +3,7 @@
 
 import Foundation
 import SDKEventBus
+import SDKEventBusTesting
 
 /// A fetch service, as the SDK author would pass one.
 let service = MockConfigFetchService([])
