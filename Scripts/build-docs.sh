@@ -9,8 +9,9 @@
 # external link support, a second builds each again with the other two as dependencies, with
 # warnings as errors, and `docc merge` combines them.
 #
-# Output: .build/docs/SDKEventBus.doccarchive, the combined archive (open it, or serve it with
-# `docc preview`), and each module's own archive in .build/docs/modules/.
+# Output: .build/docs/SDKEventBus.doccarchive, the combined archive (open it in Xcode, or run
+# `docc process-archive transform-for-static-hosting` on it for a web server), and each module's own
+# archive in .build/docs/modules/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
