@@ -8,7 +8,7 @@
 /// enum Section: Hashable, Sendable { case checkout, profile }
 ///
 /// let buses = AppEventBusContainer<Section>()
-/// buses.bus(for: .checkout).subscribe(to: CartChanged.self, owner: summary) { summary, change in … }
+/// buses.bus(for: .checkout).on(CartChanged.self, owner: summary) { summary, change in … }
 /// buses.bus(for: .checkout).publish(CartChanged(items: 3))
 /// buses.release(.checkout)        // every checkout subscription ends
 /// ```

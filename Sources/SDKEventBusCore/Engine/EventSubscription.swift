@@ -61,7 +61,8 @@ public struct EventSubscription: Hashable, Sendable, CustomStringConvertible {
         self.owner = owner
     }
 
-    /// Ends the subscription, synchronously, from any context; the same as the bus's `cancel`.
+    /// Ends the subscription, synchronously, from any context: where `off` cannot be awaited, a
+    /// `deinit` say.
     ///
     /// On the thread or actor that delivers to the subscription (including inside a callback) the
     /// cut is exact. From elsewhere, a callback that a running delivery pass is calling at this

@@ -77,7 +77,7 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         }
     }
 
-    /// One sentence naming the failure and whether it will be retried.
+    /// One sentence naming the failure, its HTTP status when there is one, and the reason.
     public var description: String {
         var text = "config fetch failed (\(code)"
         if let statusCode { text += " \(statusCode)" }

@@ -5,8 +5,8 @@
 /// extension FlagEvent: LifecycleCatalogue {
 ///     typealias Config = FlagSet
 ///
-///     static func readyPayload(_ readiness: Readiness) -> FlagEventPayload {
-///         .initialized
+///     static func readyPayload(_ readiness: Readiness, config: FlagSet?) -> FlagEventPayload {
+///         .initialized(flagCount: config?.flags.count ?? 0)
 ///     }
 ///
 ///     static func configUpdatedPayload(_ update: ConfigUpdate<FlagSet>) -> FlagEventPayload? {
@@ -32,7 +32,8 @@ public protocol LifecycleCatalogue: EventCatalogue {
 
     /// The payload that announces a new configuration, or `nil` to announce nothing.
     ///
-    /// Called only when the new configuration differs from the previous one (`!=`).
+    /// Called only when the new configuration differs from the previous one (not
+    /// ``RemoteConfiguration/isSameConfiguration(as:)``; an identical body as served never does).
     ///
     /// - Parameter update: The previous and the new configuration.
     /// - Returns: The payload to fire, or `nil`.
