@@ -328,7 +328,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: Sendable {
                 }
                 group.addTask {
                     await bus.flush()
-                    finished.withLock { _ = $0.insert(.delivery) }
+                    // A flush ends early when the bound cancels it: then the delivery was abandoned.
+                    if !Task.isCancelled { finished.withLock { _ = $0.insert(.delivery) } }
                 }
             }
         }
