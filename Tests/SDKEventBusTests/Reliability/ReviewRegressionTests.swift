@@ -18,22 +18,24 @@ import Testing
         // back into the bus) ran under the bus's lock: a deadlock.
         let (bus, _) = EventBus.makeBus()
         let stop = LockedValue(false)
+        // Threads of their own: on Linux the cooperative pool runs on Dispatch's global threads, and
+        // loops that spin there for long would starve the rest of the parallel suite.
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        group.enter()
+        onAThreadOfItsOwn {
             while !stop.withLock({ $0 }) { _ = bus.listenerCount(for: .ready) }
+            group.leave()
         }
-        DispatchQueue.global().async(group: group) {
+        group.enter()
+        onAThreadOfItsOwn {
             for _ in 0..<20_000 {
                 let owner = SelfCleaningOwner(bus: bus)
                 bus.on(.ready, owner: owner) { _, _ in }
             }
             stop.withLock { $0 = true }
+            group.leave()
         }
-        let finished = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: group.wait(timeout: .now() + 60) == .success)
-            }
-        }
+        let finished = await offThePool { group.wait(timeout: .now() + 60) == .success }
         #expect(finished, "deadlocked: an owner's deinit ran under the bus's lock")
     }
 
