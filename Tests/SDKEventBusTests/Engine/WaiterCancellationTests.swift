@@ -78,7 +78,7 @@ import Testing
                 finished.withLock { $0 = true }
             }
             onAThreadOfItsOwn { subject.fire() }
-            _ = await offThePool { entered.wait(timeout: .now() + 30) }
+            _ = await offThePool { entered.wait(timeout: .now() + 60) }
         }
 
         func release() {
@@ -103,7 +103,7 @@ import Testing
             await waiting()
             task.cancel()
         }
-        let result = await offThePool { returned.wait(timeout: .now() + 10) }
+        let result = await offThePool { returned.wait(timeout: .now() + 60) }
         return (result == .success, task)
     }
 

@@ -29,7 +29,7 @@ import Testing
         let lifecycle = lifecycle(rig.service([.config(a)]))
         lifecycle.handle(.lowPowerModeChanged(isEnabled: true))
         let run = Task { await lifecycle.run() }
-        try await rig.steps.wait("the first fetch applied", within: .seconds(10)) { $0.appliedChange == .first }
+        try await rig.steps.wait("the first fetch applied", within: .seconds(60)) { $0.appliedChange == .first }
         #expect(try await lifecycle.store.waitForReady().source == .live)
         run.cancel()
         await run.value
@@ -39,7 +39,7 @@ import Testing
         let (client, _) = rig.client(rig.service([.config(a)]))
         // What the client's UIKit observer does as the client is created, when low power mode is on.
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        try await rig.steps.wait("the first fetch applied", within: .seconds(10)) { $0.appliedChange == .first }
+        try await rig.steps.wait("the first fetch applied", within: .seconds(60)) { $0.appliedChange == .first }
         #expect(try await client.ready().source == .live, "ready() resolves from the first fetch")
         await client.shutdown()
     }
@@ -48,9 +48,9 @@ import Testing
         let failure = MockConfigFetchService.SimulatedError("offline")
         let (client, _) = rig.client(rig.service([.failure(failure), .config(a)]))
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        try await rig.steps.wait("the first attempt failed", within: .seconds(10)) { $0.failure != nil }
+        try await rig.steps.wait("the first attempt failed", within: .seconds(60)) { $0.failure != nil }
         #expect(try await rig.clock.advanceToNextDeadline() == .seconds(1), "the backoff runs, not paused")
-        try await rig.steps.wait("the retry applied", within: .seconds(10)) { $0.appliedChange == .first }
+        try await rig.steps.wait("the retry applied", within: .seconds(60)) { $0.appliedChange == .first }
         #expect(try await client.ready().source == .live)
         await client.shutdown()
     }
@@ -94,12 +94,12 @@ import Testing
             fetches += 1
             let expected = fetches
             try await rig.steps.wait(
-                for: expected, "fetch \(expected), after toggling \(point) (round \(round))", within: .seconds(10)
+                for: expected, "fetch \(expected), after toggling \(point) (round \(round))", within: .seconds(60)
             ) { $0.isFetchStarted }
             // The scripted fetch takes one second on the clock.
             try await clock.waitForSleepers(1)
             clock.advance(by: .seconds(1))
-            try await rig.steps.wait(for: expected - 1, "refresh \(expected) applied", within: .seconds(10)) {
+            try await rig.steps.wait(for: expected - 1, "refresh \(expected) applied", within: .seconds(60)) {
                 $0.appliedChange == .unchanged
             }
         }

@@ -30,7 +30,7 @@ import Testing
         // nothing but the server's own wake-up can end.
         let server = try LoopbackHTTPServer { _ in .init(status: 200) }
         #expect(
-            await finishes(within: .seconds(10)) { server.stop() },
+            await finishes(within: .seconds(60)) { server.stop() },
             "stop() did not return: the accept loop slept on"
         )
     }
@@ -103,9 +103,9 @@ import Testing
             return (unfinished, received)
         }
         // The server accepts in order, so `unfinished` is accepted too, its thread waiting in `recv`.
-        #expect(await isSignalled(entered, within: .seconds(10)), "the handler was never called")
+        #expect(await isSignalled(entered, within: .seconds(60)), "the handler was never called")
 
-        #expect(await finishes(within: .seconds(10)) { server.stop() }, "stop() waited for the handler")
+        #expect(await finishes(within: .seconds(60)) { server.stop() }, "stop() waited for the handler")
         // The server ends the connection still sending its request: the client reads the end of it
         // (or a reset, had it still been in the backlog when the listening socket was closed), not
         // `ReceiveTimedOut`.
@@ -147,7 +147,7 @@ import Testing
             try leaving.write("GET /leaves HTTP/1.1\r\n\r\n")
             return leaving
         }
-        #expect(await isSignalled(entered, within: .seconds(10)), "the handler was never called")
+        #expect(await isSignalled(entered, within: .seconds(60)), "the handler was never called")
         leaving.disconnect(resetting: resets)
         release.signal()
         #expect(
