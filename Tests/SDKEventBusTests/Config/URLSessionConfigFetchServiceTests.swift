@@ -239,7 +239,9 @@ import Testing
 
     @Test func cancellingAFetchResumesTheCallerAtOnce() async throws {
         let held = HeldResponse(Response(status: 200, body: Self.fixture))
-        try await Self.withServer(answering: held.handler) { server, service in
+        // A transfer deadline far beyond the test: only the cancellation can end the fetch, however
+        // loaded the machine.
+        try await Self.withServer(timeout: .seconds(120), answering: held.handler) { server, service in
             let fetch = Task { try await service.fetchLiveConfig() }
             await server.waitForRequests(1)
             fetch.cancel()
