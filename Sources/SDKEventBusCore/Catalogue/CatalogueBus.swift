@@ -72,7 +72,7 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     ///
     /// SDK authors outside the package fire through the ``CatalogueEmitter`` from ``makeBus(diagnostics:)``.
     package nonisolated func fire(_ payload: Catalogue.Payload) {
-        withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
+        CatalogueEmitter(storage: storage, index: index, bus: self).fire(payload)
     }
 
     /// Subscribes in `lane`; the one path every subscription takes.

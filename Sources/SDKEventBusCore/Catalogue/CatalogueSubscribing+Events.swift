@@ -30,7 +30,8 @@ extension CatalogueSubscribing {
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
     ) -> AsyncStream<Catalogue.Payload> {
-        stream(of: events, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest) { $0 }
+        let includes: ((Catalogue) -> Bool)? = events.isEmpty ? nil : { events.contains($0) }
+        return stream(of: includes, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest, transform: { $0 })
     }
 
     /// The payloads of one event as an asynchronous sequence.
@@ -52,7 +53,7 @@ extension CatalogueSubscribing {
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
     ) -> AsyncStream<Catalogue.Payload> {
-        events([event], bufferingPolicy: bufferingPolicy, replayLatest: replayLatest)
+        stream(of: { $0 == event }, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest, transform: { $0 })
     }
 
     /// The payload structs of one event as an asynchronous sequence.
@@ -74,11 +75,15 @@ extension CatalogueSubscribing {
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
     ) -> AsyncStream<Payload> {
-        stream(of: [Payload.event], bufferingPolicy: bufferingPolicy, replayLatest: replayLatest) { Payload($0) }
+        stream(
+            of: { $0 == Payload.event }, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest,
+            transform: { Payload($0) })
     }
 
+    /// The sequence of the events `includes` accepts, or of none (finished at once) when it is
+    /// `nil`.
     private func stream<Element: Sendable>(
-        of events: Set<Catalogue>,
+        of includes: ((Catalogue) -> Bool)?,
         bufferingPolicy: EventBufferingPolicy,
         replayLatest: Bool,
         transform: @escaping @Sendable (Catalogue.Payload) -> Element?
@@ -89,7 +94,7 @@ extension CatalogueSubscribing {
             of: Element.self,
             bufferingPolicy: bufferingPolicy.streamPolicy(for: Element.self)
         )
-        guard !events.isEmpty else {
+        guard let includes else {
             continuation.finish()  // nothing can ever arrive
             return stream
         }
@@ -97,7 +102,7 @@ extension CatalogueSubscribing {
         // Ending any one of the subscriptions (shutdown) finishes the sequence.
         let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
         // Subscribe in catalogue order so that the sequence's subscription order is deterministic.
-        let tokens = bus.index.events.filter(events.contains).map { event in
+        let tokens = bus.index.events.filter(includes).map { event in
             bus.subscribe(event, lane: .immediate, lifetime: lifetime, replayLatest: replayLatest) { _ in
                 .erasing { (value: Catalogue.Payload) in
                     guard let element = transform(value) else { return }

@@ -81,6 +81,9 @@ extension CataloguePayload {
     /// What is wrong when this value's case is named after one event of the catalogue while its
     /// ``event`` is another; `nil` otherwise (also for a payload that is not an enum, or a case
     /// named after no event).
+    // Emitted only into its callers, the checks of debug builds and the conformance test: a release
+    // build of an SDK carries none of it.
+    @_alwaysEmitIntoClient
     package var eventSlip: String? {
         let mirror = Mirror(reflecting: self)
         guard mirror.displayStyle == .enum else { return nil }

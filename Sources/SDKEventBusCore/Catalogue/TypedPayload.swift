@@ -44,6 +44,9 @@ extension TypedPayload {
     ///
     /// - Parameter value: A payload value this struct produced.
     /// - Returns: One sentence naming the struct and both events, or `nil`.
+    // Emitted only into its callers, the checks of debug builds and the conformance test: a release
+    // build of an SDK carries none of it.
+    @_alwaysEmitIntoClient
     package static func eventSlip(in value: Catalogue.Payload) -> String? {
         guard value.event != event else { return nil }
         return "\(Self.self).event is \(event.rawValue), but its payloadValue is a \(value.event.rawValue) payload: "

@@ -41,7 +41,7 @@ final class StatusPublisher: Sendable {
     private struct State {
         var isScheduled = false
         /// The model, once someone asked for it; stored untyped because of its availability.
-        var model: (any Sendable)?
+        var model: (any AnyObject & Sendable)?
     }
 
     private let state = LockedValue(State())

@@ -26,12 +26,13 @@ public struct SDKStatus: Sendable, CustomStringConvertible {
 
     /// A line for logs.
     public var description: String {
-        var parts = [isShutDown ? "shut down" : readiness.map { "\($0)" } ?? (isReady ? "ready" : "not ready")]
-        if let source { parts.append("source: \(source)") }
-        if let lastUpdated { parts.append("updated: \(lastUpdated)") }
-        if consecutiveFailures > 0 { parts.append("\(consecutiveFailures) failure(s) in a row") }
-        if let lastFetchError { parts.append("last error: \(lastFetchError)") }
-        return parts.joined(separator: ", ")
+        var text =
+            isShutDown ? "shut down" : readiness.map(String.init(describing:)) ?? (isReady ? "ready" : "not ready")
+        if let source { text += ", source: " + String(describing: source) }
+        if let lastUpdated { text += ", updated: " + String(describing: lastUpdated) }
+        if consecutiveFailures > 0 { text += ", " + String(consecutiveFailures) + " failure(s) in a row" }
+        if let lastFetchError { text += ", last error: " + String(describing: lastFetchError) }
+        return text
     }
 }
 
@@ -41,6 +42,6 @@ extension SDKStatus {
         isReady == other.isReady && isShutDown == other.isShutDown && readiness == other.readiness
             && source == other.source && lastUpdated == other.lastUpdated
             && lastSuccessfulFetch == other.lastSuccessfulFetch && consecutiveFailures == other.consecutiveFailures
-            && lastFetchError.map { "\($0)" } == other.lastFetchError.map { "\($0)" }
+            && lastFetchError.map(String.init(describing:)) == other.lastFetchError.map(String.init(describing:))
     }
 }

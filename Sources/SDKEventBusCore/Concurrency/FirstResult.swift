@@ -41,9 +41,23 @@ enum FirstResult {
         clock: any Clock<Duration> = ContinuousClock(),
         _ operation: @escaping @Sendable () async -> Value
     ) async -> Ending<Value> {
-        let race = Race<Value>()
+        switch await race(timeout: timeout, clock: clock, operation) {
+        case .finished(let value): .finished(value as! Value)
+        case .cancelled: .cancelled
+        case .timedOut: .timedOut
+        }
+    }
+
+    /// The race behind ``run(timeout:clock:_:)``, with the value type erased: one copy of the race
+    /// serves every caller.
+    private static func race(
+        timeout: Duration?,
+        clock: any Clock<Duration>,
+        _ operation: @escaping @Sendable () async -> any Sendable
+    ) async -> Ending<any Sendable> {
+        let race = Race()
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Ending<Value>, Never>) in
+            await withCheckedContinuation { (continuation: Race.Waiter) in
                 race.register(continuation, timeout: timeout, clock: clock, operation: operation)
             }
         } onCancel: {
@@ -52,8 +66,8 @@ enum FirstResult {
     }
 
     /// One wait: a lock around ``FirstResultStateMachine``.
-    private final class Race<Value: Sendable>: Sendable {
-        typealias Waiter = CheckedContinuation<Ending<Value>, Never>
+    private final class Race: Sendable {
+        typealias Waiter = CheckedContinuation<Ending<any Sendable>, Never>
 
         private let machine = LockedValue(FirstResultStateMachine<Waiter, Task<Void, Never>>())
 
@@ -61,7 +75,7 @@ enum FirstResult {
             _ waiter: Waiter,
             timeout: Duration?,
             clock: any Clock<Duration>,
-            operation: @escaping @Sendable () async -> Value
+            operation: @escaping @Sendable () async -> any Sendable
         ) {
             let early = machine.withLock { machine -> Waiter? in
                 guard machine.register(waiter) == .start else { return waiter }
@@ -81,7 +95,7 @@ enum FirstResult {
             early?.resume(returning: .cancelled)
         }
 
-        func end(_ ending: Ending<Value>) {
+        func end(_ ending: Ending<any Sendable>) {
             guard let (waiter, tasks) = machine.withLock({ $0.end() }) else { return }
             // Cancelled before the waiter resumes: once the wait has ended, the operation has been
             // told to stop (or has finished).

@@ -20,35 +20,23 @@ struct FirstResultStateMachine<Waiter, Handle> {
         case resumeCancelled
     }
 
-    fileprivate enum State {
-        case idle
-        case waiting(Waiter)
-        case ended
-    }
-
-    private var state = State.idle
+    // Idle: no waiter, not ended; waiting: a waiter; ended: `hasEnded`. Plain stored properties
+    // rather than an enum with a generic payload, which would need value witnesses of its own.
+    private var waiter: Waiter?
     private var handles: [Handle] = []
 
     /// Whether the wait has ended.
-    var hasEnded: Bool {
-        if case .ended = state { return true }
-        return false
-    }
+    private(set) var hasEnded = false
 
     /// How many started tasks are held, to cancel when the wait ends.
     var handleCount: Int { handles.count }
 
     /// Registers the waiter.
     mutating func register(_ waiter: Waiter) -> Registration {
-        switch state {
-        case .idle:
-            state = .waiting(waiter)
-            return .start
-        case .waiting:
-            preconditionFailure("a race has one waiter")
-        case .ended:
-            return .resumeCancelled
-        }
+        if hasEnded { return .resumeCancelled }
+        precondition(self.waiter == nil, "a race has one waiter")
+        self.waiter = waiter
+        return .start
     }
 
     /// Records a task that works for the wait.
@@ -66,19 +54,13 @@ struct FirstResultStateMachine<Waiter, Handle> {
     /// - Returns: The waiter to resume (`nil` when there is none yet: the end is remembered for
     ///   its registration), and the tasks to cancel; `nil` when the wait had already ended.
     mutating func end() -> (waiter: Waiter, cancel: [Handle])? {
-        switch state {
-        case .idle:
-            state = .ended
-            return nil
-        case .waiting(let waiter):
-            state = .ended
-            defer { handles = [] }
-            return (waiter, handles)
-        case .ended:
-            return nil
-        }
+        if hasEnded { return nil }
+        hasEnded = true
+        guard let waiter else { return nil }
+        self.waiter = nil
+        defer { handles = [] }
+        return (waiter, handles)
     }
 }
 
 extension FirstResultStateMachine: Sendable where Waiter: Sendable, Handle: Sendable {}
-extension FirstResultStateMachine.State: Sendable where Waiter: Sendable {}

@@ -13,7 +13,8 @@ import Foundation
 /// where the first did.
 ///
 /// Only a failed decode pays for it: ``RemoteConfiguration/decode(from:)`` decodes with a plain
-/// `JSONDecoder` first.
+/// `JSONDecoder` first. Its containers are small on purpose: each primitive `decode` forwards and,
+/// only when that throws, hands the error to one shared, non-generic ``locate(_:decoding:at:_:)``.
 struct PathTracingDecoder: Decoder {
     let base: any Decoder
 
@@ -34,6 +35,24 @@ struct PathTracingDecoder: Decoder {
         }
     }
 
+    /// The error to throw for `error`, thrown while decoding `type` at `codingPath` (then `key`): a
+    /// `DecodingError` or a failure located already passes through; anything else (the decoder's
+    /// own error for a value it could not convert, a type's own error) is located here.
+    static func locate(
+        _ error: any Error, decoding type: Any.Type, at codingPath: [any CodingKey], _ key: (any CodingKey)? = nil
+    ) -> any Error {
+        if error is DecodingError || error is JSONDecodingError.Located { return error }
+        return JSONDecodingError.Located(
+            codingPath: key.map { codingPath + [$0] } ?? codingPath, type: type, underlying: error)
+    }
+
+    /// Whether `JSONDecoder` decodes `type` itself rather than through its `Decodable` conformance:
+    /// such a type must reach it unwrapped to keep its behaviour (a URL from a string, `Data` from
+    /// base64…).
+    static func isDecodedSpecially(_ type: Any.Type) -> Bool {
+        type == Date.self || type == Data.self || type == URL.self || type == Decimal.self
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(TracingKeyedContainer(base: try base.container(keyedBy: type)))
     }
@@ -48,42 +67,18 @@ struct PathTracingDecoder: Decoder {
 }
 
 /// A value decoded through a ``PathTracingDecoder``; a failure that has no path gets the decoder's.
-private struct PathTracingBox<Value: Decodable>: Decodable {
+///
+/// A class, so that the box needs no value witnesses of its own.
+private final class PathTracingBox<Value: Decodable>: Decodable {
     let value: Value
 
     init(from decoder: any Decoder) throws {
         do {
             value = try Value(from: PathTracingDecoder(base: decoder))
-        } catch let error as DecodingError {
-            throw error
-        } catch let error as JSONDecodingError.Located {
-            throw error
         } catch {
             // The type's own error, or the decoder's for a value it could not take: this is where.
-            throw JSONDecodingError.Located(codingPath: decoder.codingPath, type: Value.self, underlying: error)
+            throw PathTracingDecoder.locate(error, decoding: Value.self, at: decoder.codingPath)
         }
-    }
-}
-
-/// Types `JSONDecoder` decodes itself rather than through their `Decodable` conformance: they must
-/// reach it unwrapped to keep its behaviour (a URL from a string, `Data` from base64…).
-private func isDecodedSpecially(_ type: Any.Type) -> Bool {
-    type == Date.self || type == Data.self || type == URL.self || type == Decimal.self
-}
-
-/// Runs a primitive decode of the wrapped container; a failure that is not a `DecodingError` (the
-/// decoder's own error for a number that does not fit, say) is located at `codingPath`.
-private func locating<Value>(_ type: Any.Type, at codingPath: [any CodingKey], _ decode: () throws -> Value) throws
-    -> Value
-{
-    do {
-        return try decode()
-    } catch let error as DecodingError {
-        throw error
-    } catch let error as JSONDecodingError.Located {
-        throw error
-    } catch {
-        throw JSONDecodingError.Located(codingPath: codingPath, type: type, underlying: error)
     }
 }
 
@@ -91,10 +86,6 @@ private func locating<Value>(_ type: Any.Type, at codingPath: [any CodingKey], _
 private struct IndexKey: CodingKey {
     let intValue: Int?
     var stringValue: String { "\(intValue ?? 0)" }
-
-    init(_ index: Int) {
-        intValue = index
-    }
 
     init?(stringValue: String) {
         nil
@@ -113,32 +104,77 @@ private struct TracingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     func contains(_ key: Key) -> Bool { base.contains(key) }
 
+    /// The located form of `error`, thrown decoding `type` for `key`.
+    @inline(never)
+    private func locate(_ error: any Error, _ type: Any.Type, _ key: Key) -> any Error {
+        PathTracingDecoder.locate(error, decoding: type, at: codingPath, key)
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool {
-        try locating(Never.self, at: codingPath + [key]) { try base.decodeNil(forKey: key) }
+        do { return try base.decodeNil(forKey: key) } catch { throw locate(error, Never.self, key) }
     }
 
-    private func primitive<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        try locating(type, at: codingPath + [key]) { try base.decode(type, forKey: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, forKey: key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try primitive(type, forKey: key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try primitive(type, forKey: key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try primitive(type, forKey: key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try primitive(type, forKey: key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try primitive(type, forKey: key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try primitive(type, forKey: key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try primitive(type, forKey: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try primitive(type, forKey: key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try primitive(type, forKey: key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try primitive(type, forKey: key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try primitive(type, forKey: key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try primitive(type, forKey: key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
+
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
+    }
 
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        if isDecodedSpecially(type) { return try primitive(type, forKey: key) }
-        return try base.decode(PathTracingBox<Value>.self, forKey: key).value
+        guard PathTracingDecoder.isDecodedSpecially(type) else {
+            return try base.decode(PathTracingBox<Value>.self, forKey: key).value
+        }
+        do { return try base.decode(type, forKey: key) } catch { throw locate(error, type, key) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -169,36 +205,94 @@ private struct TracingUnkeyedContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { base.isAtEnd }
     var currentIndex: Int { base.currentIndex }
 
-    private var here: [any CodingKey] { codingPath + [IndexKey(currentIndex)] }
+    /// The located form of `error`, thrown decoding `type` at `index`, the current index before the
+    /// decode.
+    @inline(never)
+    private func locate(_ error: any Error, _ type: Any.Type, _ index: Int) -> any Error {
+        PathTracingDecoder.locate(error, decoding: type, at: codingPath, IndexKey(intValue: index))
+    }
 
     mutating func decodeNil() throws -> Bool {
-        let here = self.here
-        return try locating(Never.self, at: here) { try base.decodeNil() }
+        let index = currentIndex
+        do { return try base.decodeNil() } catch { throw locate(error, Never.self, index) }
     }
 
-    private mutating func primitive<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        let here = self.here
-        return try locating(type, at: here) { try base.decode(type) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
-    mutating func decode(_ type: String.Type) throws -> String { try primitive(type) }
-    mutating func decode(_ type: Double.Type) throws -> Double { try primitive(type) }
-    mutating func decode(_ type: Float.Type) throws -> Float { try primitive(type) }
-    mutating func decode(_ type: Int.Type) throws -> Int { try primitive(type) }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) }
+    mutating func decode(_ type: String.Type) throws -> String {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Float.Type) throws -> Float {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Int.Type) throws -> Int {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Int8.Type) throws -> Int8 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: UInt.Type) throws -> UInt {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
+
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
+    }
 
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        if isDecodedSpecially(type) { return try primitive(type) }
-        return try base.decode(PathTracingBox<Value>.self).value
+        guard PathTracingDecoder.isDecodedSpecially(type) else {
+            return try base.decode(PathTracingBox<Value>.self).value
+        }
+        let index = currentIndex
+        do { return try base.decode(type) } catch { throw locate(error, type, index) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -223,27 +317,72 @@ private struct TracingSingleValueContainer: SingleValueDecodingContainer {
 
     func decodeNil() -> Bool { base.decodeNil() }
 
-    private func primitive<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try locating(type, at: codingPath) { try base.decode(type) }
+    /// The located form of `error`, thrown decoding `type` here.
+    @inline(never)
+    private func locate(_ error: any Error, _ type: Any.Type) -> any Error {
+        PathTracingDecoder.locate(error, decoding: type, at: codingPath)
     }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
-    func decode(_ type: String.Type) throws -> String { try primitive(type) }
-    func decode(_ type: Double.Type) throws -> Double { try primitive(type) }
-    func decode(_ type: Float.Type) throws -> Float { try primitive(type) }
-    func decode(_ type: Int.Type) throws -> Int { try primitive(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) }
+    func decode(_ type: Bool.Type) throws -> Bool {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Double.Type) throws -> Double {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Float.Type) throws -> Float {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Int.Type) throws -> Int {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Int8.Type) throws -> Int8 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Int16.Type) throws -> Int16 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Int32.Type) throws -> Int32 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: Int64.Type) throws -> Int64 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: UInt.Type) throws -> UInt {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: UInt8.Type) throws -> UInt8 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: UInt16.Type) throws -> UInt16 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: UInt32.Type) throws -> UInt32 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
+
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
+        do { return try base.decode(type) } catch { throw locate(error, type) }
+    }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        if isDecodedSpecially(type) { return try primitive(type) }
-        return try base.decode(PathTracingBox<Value>.self).value
+        guard PathTracingDecoder.isDecodedSpecially(type) else {
+            return try base.decode(PathTracingBox<Value>.self).value
+        }
+        do { return try base.decode(type) } catch { throw locate(error, type) }
     }
 }

@@ -166,7 +166,7 @@ private struct Reader {
             do {
                 token = try tokenizer.next()
             } catch {
-                throw self.error(error)
+                throw tokenizer.error(for: error)
             }
             let node: Int
             switch token {
@@ -249,7 +249,7 @@ private struct Reader {
     /// Makes a node of a container whose end was read, sorting an object's members.
     private mutating func close(_ frame: Frame) throws(JSONDecodingError) -> Int {
         guard frame.isObject else { return add(.array(frame.elements)) }
-        let members = frame.members.sorted { keys[$0.key].lexicographicallyPrecedes(keys[$1.key]) }
+        let members = sortedByKey(frame.members)
         for (previous, member) in zip(members, members.dropFirst()) where keys[previous.key] == keys[member.key] {
             let key = String(decoding: keys[member.key], as: UTF8.self)
             throw JSONDecodingError(
@@ -261,54 +261,36 @@ private struct Reader {
         return add(.object(members))
     }
 
-    /// The error for what the tokenizer found.
-    private func error(_ failure: JSONTokenizer.Failure) -> JSONDecodingError {
-        let reason: String
-        switch failure.kind {
-        case .expectedValue where failure.offset == tokenizer.bytes.count:
-            reason = "unexpected end of input; expected a value"
-        case .expectedValue:
-            reason = "expected a value (object, array, string, number, true, false or null)"
-        case .expectedKey:
-            reason = "expected a string key"
-        case .expectedColon:
-            reason = "expected ':' after an object key"
-        case .expectedCommaOrEnd(let inObject):
-            reason = inObject ? "expected ',' or '}'" : "expected ',' or ']'"
-        case .trailingData:
-            reason = "unexpected data after the JSON value"
-        case .expectedLiteral(let literal):
-            reason = "expected the literal '\(literal)'"
-        case .unterminatedString:
-            reason = "unexpected end of input inside a string"
-        case .controlCharacter:
-            reason = "a control character must be escaped inside a string"
-        case .unterminatedEscape:
-            reason = "unexpected end of input inside an escape sequence"
-        case .invalidEscape:
-            reason = "invalid escape sequence"
-        case .expectedHexDigits:
-            reason = "expected four hexadecimal digits after \\u"
-        case .unpairedHighSurrogate:
-            reason = "a high surrogate must be followed by a low surrogate"
-        case .unpairedLowSurrogate:
-            reason = "a low surrogate without a high surrogate before it"
-        case .invalidUTF8Lead, .invalidUTF8Sequence:
-            reason = "the bytes are not valid UTF-8"
-        case .expectedDigitAfterMinus:
-            reason = "expected a digit"
-        case .leadingZero:
-            reason = "numbers must not have leading zeros"
-        case .expectedFractionDigit:
-            reason = "expected a digit after '.'"
-        case .expectedExponentDigit:
-            reason = "expected a digit in the exponent"
+    /// `members` sorted by their keys' bytes: a bottom-up merge sort, written out because the
+    /// standard library's sort, specialized for members, is several times its size.
+    private func sortedByKey(_ members: [Member]) -> [Member] {
+        var sorted = members
+        var merged = members
+        var width = 1
+        while width < members.count {
+            var start = 0
+            while start < members.count {
+                let middle = min(start + width, members.count)
+                let end = min(middle + width, members.count)
+                var left = start
+                var right = middle
+                for index in start..<end {
+                    if left < middle,
+                        right == end || !keys[sorted[right].key].lexicographicallyPrecedes(keys[sorted[left].key])
+                    {
+                        merged[index] = sorted[left]
+                        left += 1
+                    } else {
+                        merged[index] = sorted[right]
+                        right += 1
+                    }
+                }
+                start = end
+            }
+            swap(&sorted, &merged)
+            width *= 2
         }
-        return JSONDecodingError(
-            code: failure.kind.isEncoding ? .invalidEncoding : .invalidSyntax,
-            location: tokenizer.location(of: failure.offset),
-            reason: reason
-        )
+        return sorted
     }
 
     // MARK: Writing

@@ -172,71 +172,14 @@ struct JSONSyntaxValidator {
 
     /// The error for what the tokenizer found, with the path of the value being scanned.
     private func error(_ failure: JSONTokenizer.Failure) -> JSONDecodingError {
-        let atEnd = failure.offset == tokenizer.bytes.count
-        let reason: String
-        switch failure.kind {
-        case .expectedValue where atEnd && stack.isEmpty:
+        if case .expectedValue = failure.kind, failure.offset == tokenizer.bytes.count, stack.isEmpty {
             return JSONDecodingError(code: .emptyBody, reason: "the body is empty or only whitespace")
-        case .expectedValue:
-            reason =
-                atEnd
-                ? "unexpected end of body; expected a value"
-                : "expected a value (object, array, string, number, true, false or null)"
-        case .expectedKey:
-            reason = atEnd ? "unexpected end of body; expected an object key" : "expected a string key"
-        case .expectedColon:
-            reason = "expected ':' after an object key"
-        case .expectedCommaOrEnd(let inObject) where atEnd:
-            reason = "unexpected end of body inside an \(inObject ? "object" : "array")"
-        case .expectedCommaOrEnd(let inObject):
-            reason =
-                inObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element"
-        case .trailingData:
-            reason = "unexpected data after the end of the JSON value"
-        case .expectedLiteral(let literal):
-            reason = "expected the literal '\(literal)'"
-        case .unterminatedString:
-            reason = "unexpected end of body inside a string"
-        case .controlCharacter(let byte):
-            reason = "a control character (0x\(hex(byte))) must be escaped inside a string"
-        case .unterminatedEscape:
-            reason = "unexpected end of body inside an escape sequence"
-        case .invalidEscape(let byte):
-            reason = "invalid escape sequence '\\\(Character(Unicode.Scalar(byte)))'"
-        case .expectedHexDigits:
-            reason = "expected four hexadecimal digits after \\u"
-        case .unpairedHighSurrogate(let unit):
-            reason = "a high surrogate \\u\(hex(unit)) must be followed by a low surrogate"
-        case .unpairedLowSurrogate(let unit):
-            reason = "a low surrogate \\u\(hex(unit)) without a high surrogate before it"
-        case .invalidUTF8Lead(let lead):
-            reason = "byte 0x\(hex(lead)) cannot start a UTF-8 character"
-        case .invalidUTF8Sequence(let lead):
-            reason = "the bytes starting at 0x\(hex(lead)) are not a valid UTF-8 character"
-        case .expectedDigitAfterMinus:
-            reason = "expected a digit after '-'"
-        case .leadingZero:
-            reason = "numbers must not have leading zeros"
-        case .expectedFractionDigit:
-            reason = "expected a digit after '.'"
-        case .expectedExponentDigit:
-            reason = "expected a digit in the exponent"
         }
-        return JSONDecodingError(
-            code: failure.kind.isEncoding ? .invalidEncoding : .invalidSyntax,
-            path: path,
-            location: tokenizer.location(of: failure.offset),
-            reason: reason
-        )
+        return tokenizer.error(for: failure, path: path)
     }
 
     private func encodingError(_ reason: String) -> JSONDecodingError {
         JSONDecodingError(code: .invalidEncoding, path: path, location: tokenizer.location(of: 0), reason: reason)
-    }
-
-    private func hex(_ value: some BinaryInteger) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, (value.bitWidth / 4) - digits.count)) + digits
     }
 
     /// The JSON path of the value being scanned, for example `experiences[2].variations`.

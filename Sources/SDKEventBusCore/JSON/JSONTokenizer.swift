@@ -12,7 +12,7 @@
 /// hold an escape, and ``appendDecoded(_:to:)`` decodes them when a reader needs the text. A number
 /// token is its literal's bytes, checked against the grammar only; a reader that needs its value
 /// parses it. A problem is thrown as a ``Failure``, which says what is wrong and at which byte;
-/// each reader words it (and adds a path) in its own error.
+/// ``error(for:path:)`` words it, with the path a reader adds, the same for every reader.
 struct JSONTokenizer {
     /// One token of the body.
     enum Token {
@@ -371,17 +371,23 @@ struct JSONTokenizer {
     /// bytes to `utf8`.
     static func appendDecoded(_ raw: UnsafeBufferPointer<UInt8>, to utf8: inout [UInt8]) {
         var index = raw.startIndex
-        func hexQuad(at offset: Int) -> UInt32 {
-            raw[offset..<offset + 4].reduce(0) { $0 << 4 | UInt32(hexValue($1) ?? 0) }
+        func hexQuad() -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                value = value << 4 | UInt32(hexValue(raw[index]) ?? 0)
+                index += 1
+            }
+            return value
         }
         while index < raw.endIndex {
-            guard raw[index] == UInt8(ascii: "\\") else {
-                utf8.append(raw[index])
-                index += 1
+            let byte = raw[index]
+            index += 1
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
                 continue
             }
-            let escaped = raw[index + 1]
-            index += 2
+            let escaped = raw[index]
+            index += 1
             switch escaped {
             case UInt8(ascii: "b"): utf8.append(0x08)
             case UInt8(ascii: "f"): utf8.append(0x0C)
@@ -389,17 +395,26 @@ struct JSONTokenizer {
             case UInt8(ascii: "r"): utf8.append(0x0D)
             case UInt8(ascii: "t"): utf8.append(0x09)
             case UInt8(ascii: "u"):
-                var scalar = hexQuad(at: index)
-                index += 4
+                var scalar = hexQuad()
                 if (0xD800...0xDBFF).contains(scalar) {
-                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad(at: index + 2) - 0xDC00)
-                    index += 6
+                    index += 2  // the low surrogate's `\u`, checked by the tokenizer
+                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad() - 0xDC00)
                 }
-                if let scalar = Unicode.Scalar(scalar) {
-                    UTF8.encode(scalar) { utf8.append($0) }
-                }
+                appendUTF8(scalar, to: &utf8)
             default: utf8.append(escaped)
             }
+        }
+    }
+
+    /// Appends the UTF-8 encoding of `scalar`, a valid Unicode scalar value.
+    private static func appendUTF8(_ scalar: UInt32, to utf8: inout [UInt8]) {
+        guard scalar >= 0x80 else { return utf8.append(UInt8(scalar)) }
+        // A lead byte that says how many continuation bytes follow, each with six bits.
+        var continuations: UInt32 = scalar < 0x800 ? 1 : scalar < 0x10000 ? 2 : 3
+        utf8.append(UInt8(truncatingIfNeeded: 0xFF00 >> (continuations + 1) | scalar >> (6 * continuations)))
+        while continuations > 0 {
+            continuations -= 1
+            utf8.append(UInt8(truncatingIfNeeded: 0x80 | (scalar >> (6 * continuations)) & 0x3F))
         }
     }
 
@@ -472,6 +487,77 @@ struct JSONTokenizer {
     /// A failure at the position.
     private func failure(_ kind: Failure.Kind) -> Failure {
         Failure(kind: kind, offset: position)
+    }
+
+    // MARK: Errors
+
+    /// The error for `failure`: its code, where it is in the body, and what is wrong, in words.
+    ///
+    /// - Parameters:
+    ///   - failure: What ``next()`` threw.
+    ///   - path: The JSON path of the value being read, if the reader keeps one.
+    /// - Returns: The error, with code `invalidSyntax` or `invalidEncoding`.
+    func error(for failure: Failure, path: String = "") -> JSONDecodingError {
+        let atEnd = failure.offset == bytes.count
+        let reason: String
+        switch failure.kind {
+        case .expectedValue:
+            reason =
+                atEnd
+                ? "unexpected end of body; expected a value"
+                : "expected a value (object, array, string, number, true, false or null)"
+        case .expectedKey:
+            reason = atEnd ? "unexpected end of body; expected an object key" : "expected a string key"
+        case .expectedColon:
+            reason = "expected ':' after an object key"
+        case .expectedCommaOrEnd(let inObject) where atEnd:
+            reason = inObject ? "unexpected end of body inside an object" : "unexpected end of body inside an array"
+        case .expectedCommaOrEnd(let inObject):
+            reason =
+                inObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element"
+        case .trailingData:
+            reason = "unexpected data after the end of the JSON value"
+        case .expectedLiteral(let literal):
+            reason = "expected the literal '" + literal.description + "'"
+        case .unterminatedString:
+            reason = "unexpected end of body inside a string"
+        case .controlCharacter(let byte):
+            reason = "a control character (0x" + Self.hex(UInt16(byte), digits: 2) + ") must be escaped inside a string"
+        case .unterminatedEscape:
+            reason = "unexpected end of body inside an escape sequence"
+        case .invalidEscape(let byte):
+            reason = "invalid escape sequence '\\" + String(Unicode.Scalar(byte)) + "'"
+        case .expectedHexDigits:
+            reason = "expected four hexadecimal digits after \\u"
+        case .unpairedHighSurrogate(let unit):
+            reason = "a high surrogate \\u" + Self.hex(unit, digits: 4) + " must be followed by a low surrogate"
+        case .unpairedLowSurrogate(let unit):
+            reason = "a low surrogate \\u" + Self.hex(unit, digits: 4) + " without a high surrogate before it"
+        case .invalidUTF8Lead(let lead):
+            reason = "byte 0x" + Self.hex(UInt16(lead), digits: 2) + " cannot start a UTF-8 character"
+        case .invalidUTF8Sequence(let lead):
+            reason = "the bytes starting at 0x" + Self.hex(UInt16(lead), digits: 2) + " are not a valid UTF-8 character"
+        case .expectedDigitAfterMinus:
+            reason = "expected a digit after '-'"
+        case .leadingZero:
+            reason = "numbers must not have leading zeros"
+        case .expectedFractionDigit:
+            reason = "expected a digit after '.'"
+        case .expectedExponentDigit:
+            reason = "expected a digit in the exponent"
+        }
+        return JSONDecodingError(
+            code: failure.kind.isEncoding ? .invalidEncoding : .invalidSyntax,
+            path: path,
+            location: location(of: failure.offset),
+            reason: reason
+        )
+    }
+
+    /// `value` in uppercase hexadecimal, padded with zeros to `digits` digits.
+    private static func hex(_ value: UInt16, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     // MARK: Locations

@@ -68,21 +68,17 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     public nonisolated var isShutDown: Bool { gate.isShutDown }
 
     /// Whether readiness is decided: ready, failed or shut down.
-    nonisolated var isDecided: Bool { !gate.isWaiting }
+    package nonisolated var isDecided: Bool { !gate.isWaiting }
 
-    /// Returns once at least `count` callers are suspended in ``waitForReady()``, or readiness is
-    /// decided: the hook behind the testing library's `waitForWaiters`.
+    /// The watcher of the callers waiting for readiness, installed by the first call.
     ///
-    /// - Parameters:
-    ///   - count: How many suspended waiters to wait for.
-    ///   - timeout: How long to wait at most, in real time.
-    ///   - timedOut: The error to throw when the bound passes, given how many were waiting.
-    /// - Throws: `timedOut`'s error when fewer are suspended when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
-    package nonisolated func waitForWaiters(
-        _ count: Int, within timeout: Duration, timedOut: @escaping @Sendable (_ waiting: Int) -> any Error
-    ) async throws {
-        try await gate.waitForWaiters(count, within: timeout, timedOut: timedOut)
+    /// The hook behind the testing library's `waitForWaiters`: returns the watcher installed, or
+    /// else installs the one `make` creates. The watcher is told, outside any lock, each time a
+    /// caller has started waiting and once readiness is decided.
+    package nonisolated func readinessWatcher(
+        orInstall make: () -> any ReadinessGateWatcher
+    ) -> any ReadinessGateWatcher {
+        gate.watcher(orInstall: make)
     }
 
     // MARK: Changes

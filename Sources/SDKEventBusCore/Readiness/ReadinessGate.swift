@@ -8,9 +8,8 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     typealias Continuation = CheckedContinuation<Outcome, any Error>
 
     private let machine = LockedValue(ReadinessStateMachine<Continuation, Outcome>())
-    /// Callers of ``waitForWaiters(_:within:)``, each with the count it waits for; resumed when enough
-    /// waiters are suspended, or the gate is decided.
-    private let watchers = LockedValue(BoundedWaiters<Int>())
+    /// The testing library's watcher, once a test waits for waiters: told of every change.
+    private let watcher = LockedValue<(any ReadinessGateWatcher)?>(nil)
 
     /// The outcome, once the gate opened (and until it is shut down).
     var outcome: Outcome? { machine.withLock { $0.outcome } }
@@ -65,32 +64,21 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
         }
     }
 
-    /// Returns once at least `count` waiters are suspended, or the gate is decided: a hook for
-    /// tests, instead of polling ``waiterCount``.
+    /// The gate's watcher, installed by the first call.
     ///
-    /// - Throws: `timedOut`'s error, given how many are suspended, when fewer are when `timeout`
-    ///   (real time) passes; `CancellationError` when the task is cancelled first.
-    func waitForWaiters(
-        _ count: Int, within timeout: Duration, timedOut: @escaping @Sendable (_ waiting: Int) -> any Error
-    ) async throws {
-        let id = watchers.withLock { $0.makeID() }
-        try await boundedWait(within: timeout) { continuation in
-            if let ended = watchers.withLock({ $0.register(id, count, continuation) }) {
-                continuation.resume(throwing: ended)
-            } else {
-                notifyWatchers()
-            }
-        } end: { [machine, watchers] didTimeOut in
-            let waiting = machine.withLock { $0.waiterCount }
-            let error: any Error = didTimeOut ? timedOut(waiting) : CancellationError()
-            watchers.withLock { $0.end(id, with: error) }?.resume(throwing: error)
+    /// Returns the watcher installed, or else installs the one `make` creates. The hook behind the testing library's `waitForWaiters`: the watcher is told, outside the
+    /// lock, each time a waiter has registered and each time the gate is decided.
+    func watcher(orInstall make: () -> any ReadinessGateWatcher) -> any ReadinessGateWatcher {
+        watcher.withLock { watcher in
+            if let watcher { return watcher }
+            let made = make()
+            watcher = made
+            return made
         }
     }
 
     private func notifyWatchers() {
-        let (waiting, isWaiting) = machine.withLock { ($0.waiterCount, $0.isWaiting) }
-        let ready = watchers.withLock { $0.takeAll { !isWaiting || $0 <= waiting } }
-        for watcher in ready { watcher.resume() }
+        watcher.withLock { $0 }?.waitersChanged()
     }
 
     /// Opens the gate with `outcome`, runs `announce`, then resumes every waiter.

@@ -1,3 +1,5 @@
+import SDKEventBusCore
+
 /// A bounded wait for a test hook whose waiters, a ``BoundedWaiters``, live in the locked value.
 extension LockedValue {
     /// Suspends until `isSatisfied` holds for the value, for a hook whose condition is the owner's
@@ -15,7 +17,7 @@ extension LockedValue {
     ///     the lock.
     /// - Throws: `timeoutError`'s error when the bound passes first; `CancellationError` when the
     ///   task is cancelled first.
-    package func wait<Condition: Sendable>(
+    func wait<Condition: Sendable>(
         on waiters: any WritableKeyPath<Value, BoundedWaiters<Condition>> & Sendable,
         for condition: Condition,
         within timeout: Duration,

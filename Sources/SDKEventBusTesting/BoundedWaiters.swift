@@ -6,9 +6,9 @@
 /// registers a waiter in one step; the owner resumes what it takes after releasing the lock. An
 /// entry lives from ``makeID()`` until its waiter is resumed, so nothing accumulates however waits
 /// end. ``boundedWait(within:register:end:)`` drives one wait.
-package struct BoundedWaiters<Condition: Sendable>: Sendable {
+struct BoundedWaiters<Condition: Sendable>: Sendable {
     /// What a waiter suspends on.
-    package typealias Continuation = CheckedContinuation<Void, any Error>
+    typealias Continuation = CheckedContinuation<Void, any Error>
 
     private enum Entry {
         /// The id is handed out; the waiter has not registered yet.
@@ -23,14 +23,14 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     private var nextID: UInt64 = 0
 
     /// Creates an empty set.
-    package init() {}
+    init() {}
 
     /// How many waiters are registering or suspended: the bookkeeping tests check stays bounded.
-    package var count: Int { entries.count }
+    var count: Int { entries.count }
 
     /// The suspended waiters and their conditions, for an owner that must check conditions outside
     /// its lock because they are the caller's code.
-    package var waiting: [(id: UInt64, condition: Condition)] {
+    var waiting: [(id: UInt64, condition: Condition)] {
         entries.compactMap { id, entry in
             guard case .waiting(let condition, _) = entry else { return nil }
             return (id, condition)
@@ -38,7 +38,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     }
 
     /// Hands out the id of a new waiter, which then either registers or is discarded.
-    package mutating func makeID() -> UInt64 {
+    mutating func makeID() -> UInt64 {
         defer { nextID += 1 }
         entries[nextID] = .registering
         return nextID
@@ -48,7 +48,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     ///
     /// - Returns: The error to resume `continuation` with at once, when the bound passed or the task
     ///   was cancelled before the waiter registered; `nil` once it is suspended.
-    package mutating func register(
+    mutating func register(
         _ id: UInt64, _ condition: Condition, _ continuation: Continuation
     ) -> (any Error)? {
         if case .ended(let error) = entries[id] {
@@ -60,7 +60,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     }
 
     /// Forgets waiter `id`, whose condition held when it came to register.
-    package mutating func discard(_ id: UInt64) {
+    mutating func discard(_ id: UInt64) {
         entries[id] = nil
     }
 
@@ -68,7 +68,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     ///
     /// - Returns: Its continuation, to resume with `error`, if it was suspended; `nil` when it has not
     ///   registered yet (its registration then fails with `error`) or was resumed already.
-    package mutating func end(_ id: UInt64, with error: any Error) -> Continuation? {
+    mutating func end(_ id: UInt64, with error: any Error) -> Continuation? {
         switch entries[id] {
         case .registering:
             entries[id] = .ended(error)
@@ -86,7 +86,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     /// - Parameter holds: Checks a condition; it runs under the owner's lock, so it must be the
     ///   owner's own code, never the caller's.
     /// - Returns: The continuations to resume.
-    package mutating func takeAll(where holds: (Condition) -> Bool) -> [Continuation] {
+    mutating func takeAll(where holds: (Condition) -> Bool) -> [Continuation] {
         var taken: [Continuation] = []
         for (id, entry) in entries {
             guard case .waiting(let condition, let continuation) = entry, holds(condition) else { continue }
@@ -100,7 +100,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
     ///
     /// - Parameter ids: Waiters whose condition was found to hold outside the lock.
     /// - Returns: The continuations to resume.
-    package mutating func take(_ ids: some Sequence<UInt64>) -> [Continuation] {
+    mutating func take(_ ids: some Sequence<UInt64>) -> [Continuation] {
         ids.compactMap { id in
             guard case .waiting(_, let continuation) = entries[id] else { return nil }
             entries[id] = nil
@@ -125,7 +125,7 @@ package struct BoundedWaiters<Condition: Sendable>: Sendable {
 ///     `CancellationError`: under the owner's lock, ``BoundedWaiters/end(_:with:)`` and, after it,
 ///     resuming what it returns. Called at most twice, from any thread.
 /// - Throws: What the continuation is resumed with.
-package func boundedWait(
+func boundedWait(
     within timeout: Duration,
     register: (CheckedContinuation<Void, any Error>) -> Void,
     end: @escaping @Sendable (_ timedOut: Bool) -> Void
