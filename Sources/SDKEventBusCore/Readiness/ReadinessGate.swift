@@ -1,3 +1,5 @@
+import Foundation
+
 /// The readiness gate behind a config store: waiters suspend on continuations that the outcome, a
 /// cancellation or shutdown resumes, each exactly once.
 ///
@@ -71,7 +73,7 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     /// - Throws: `timedOut`'s error, given how many are suspended, when fewer are when `timeout`
     ///   (real time) passes; `CancellationError` when the task is cancelled first.
     func waitForWaiters(
-        _ count: Int, within timeout: Duration, timedOut: @escaping @Sendable (_ waiting: Int) -> any Error
+        _ count: Int, within timeout: TimeInterval, timedOut: @escaping @Sendable (_ waiting: Int) -> any Error
     ) async throws {
         let id = watchers.withLock { $0.makeID() }
         try await boundedWait(within: timeout) { continuation in
