@@ -4,7 +4,11 @@ import PackageDescription
 
 let package = Package(
     name: "SDKEventBus",
-    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9)],
+    // The floors every product works from (Docs/Platforms.md; Scripts/check-availability.py proves
+    // them in CI). The core, the catalogue, the app buses, readiness, the lifecycle, fetching,
+    // caching, the client and the testing library all run from here; only the `@Observable` status
+    // (iOS 17) and the overloads that take a custom `Clock` (iOS 16) ask for more, with `@available`.
+    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
         // The generic core an SDK embeds: the engine, catalogue buses, app buses, readiness, the
         // configuration lifecycle, HTTP fetching, caching and the client. No vendor's domain.

@@ -103,7 +103,8 @@ RUNTIME_FEATURES = {
     "parameterized-existential-metadata": {
         "runtime": "5.7",
         "detected": "ast",
-        "what": "metadata of a parameterized existential (`any Clock<Duration>`): converted, cast or named as a value",
+        "what": "metadata of a parameterized existential (`any Clock<Duration>`): converted, cast, named as a value "
+        "or a generic argument (`[any P<T>]`; `(any P<T>)?` needs none)",
     },
     "variadic-generic-type": {
         "runtime": "5.9",
@@ -221,6 +222,8 @@ APPLE_ONLY_APIS = [
     (r"\bUIApplication\.(willEnterForeground|didEnterBackground)Notification\b",
      "UIApplication lifecycle notifications", "iOS 4, tvOS 9"),
     (r"\bos_unfair_lock", "os_unfair_lock", "iOS 10, macOS 10.12, tvOS 10, watchOS 3"),
+    (r"\bclock_gettime_nsec_np\b", "clock_gettime_nsec_np", "iOS 10, macOS 10.12, tvOS 10, watchOS 3"),
+    (r"\bCLOCK_MONOTONIC_RAW\b", "CLOCK_MONOTONIC_RAW", "iOS 10, macOS 10.12, tvOS 10, watchOS 3"),
     (r"\bOSAllocatedUnfairLock\b", "OSAllocatedUnfairLock", "iOS 16, macOS 13, tvOS 16, watchOS 9"),
     (r"\bLogger\(", "os.Logger", "iOS 14, macOS 11, tvOS 14, watchOS 7"),
     (r"\.notifications\(named:", "NotificationCenter.notifications(named:object:)",
@@ -868,24 +871,57 @@ def generic_signature_end(text):
     return 0
 
 
+def generic_owners(text):
+    """For each index, the generic types whose `<…>` encloses it, innermost last: each one's name as
+    the demangler prints it (`Swift.Array`, `Swift.Optional`), `any` for a parameterized
+    existential's own arguments, and `` for a bracket without a name (a substitution's wrapper)."""
+    owners, stack = [], []
+    for i, character in enumerate(text):
+        if character == "<":
+            name = re.search(r"(any )?([\w.]*)$", text[:i])
+            stack.append("any" if name.group(1) else name.group(2))
+        elif character == ">" and not (i > 0 and text[i - 1] == "-") and stack:
+            stack.pop()
+        owners.append(tuple(stack))
+    return owners
+
+
 def metadata_features(text, generic_arguments_only):
-    """The runtime features whose type metadata `text` (a demangled type) needs."""
+    """The runtime features whose type metadata `text` (a demangled type) needs.
+
+    `generic_arguments_only`: the type is a declaration's or a value's own type, whose metadata the
+    code needs only where the type is a generic argument, as the compiler checks signatures: a
+    typed-throws or `@isolated(any)` function type, or a parameterized existential, inside the
+    arguments of a generic type other than `Optional` (`[any P<T>]`, `Box<any P<T>>`, but not
+    `(any P<T>)?` nor `any P<T>` itself). Otherwise the whole type's metadata is needed (a cast, a
+    conversion to an existential, a type named as a value).
+    """
     found = []
     if "throws(" not in text and "@isolated(any)" not in text and "any " not in text:
         return found
     start = generic_signature_end(text)
-    depths = angle_depth_spans(text)
+    owners = generic_owners(text)
+
+    def needs_metadata(index):
+        if not generic_arguments_only:
+            return True
+        return any(owner not in ("Swift.Optional", "any") for owner in owners[index])
+
     markers = (("throws(", "typed-throws-metadata"), ("@isolated(any)", "isolated-any-metadata"))
     for marker, feature in markers:
         for match in re.finditer(re.escape(marker), text):
-            if match.start() < start:
-                continue
-            if not generic_arguments_only or depths[match.start()] > 0:
+            if match.start() >= start and needs_metadata(match.start()):
                 found.append(feature)
                 break
-    # Converting an existential to another opens it: the metadata needed is the dynamic type's.
-    if not generic_arguments_only and not text.startswith("any ") and re.search(r"\bany [\w.]+<", text[start:]):
-        found.append("parameterized-existential-metadata")
+    for match in re.finditer(r"\bany [\w.]+<", text):
+        if match.start() < start:
+            continue
+        # Converting an existential to another opens it: the metadata needed is the dynamic type's.
+        if not generic_arguments_only and match.start() == start and text.startswith("any ", start):
+            continue
+        if needs_metadata(match.start()):
+            found.append("parameterized-existential-metadata")
+            break
     return found
 
 
@@ -1338,6 +1374,28 @@ struct GatedType {
 
 struct UsesGatedType {
     var gated: GatedType?  // expect: GatedType
+}
+
+protocol Carrier<Value> {
+    associatedtype Value
+}
+
+struct Carried<T> {
+    var one: any Carrier<T>
+    var maybe: (any Carrier<T>)?
+    var many: [any Carrier<T>]  // expect: parameterized-existential-metadata
+    var maybeMany: [any Carrier<T>]?  // expect: parameterized-existential-metadata
+    var keyed: [String: (any Carrier<T>)?]  // expect: parameterized-existential-metadata
+
+    func wrapped(_ one: any Carrier<T>) -> [any Carrier<T>] {  // expect: parameterized-existential-metadata
+        [one]  // expect: parameterized-existential-metadata
+    }
+
+    func erased(_ one: (any Carrier<T>)?) -> Any {
+        one as Any  // expect: parameterized-existential-metadata
+    }
+
+    func opened(_ one: any Carrier<T>) -> Any { one }
 }
 
 struct Pack<each Element> {}  // expect: variadic-generic-type

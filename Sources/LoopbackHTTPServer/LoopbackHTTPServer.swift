@@ -39,8 +39,8 @@ public final class LoopbackHTTPServer: Sendable {
         public var headers: [String: String]
         /// The body.
         public var body: Data
-        /// How long to wait before answering.
-        public var delay: Duration
+        /// How long to wait before answering, in seconds.
+        public var delay: TimeInterval
         /// Sends only this many bytes of the body (announcing all of them), then closes.
         public var truncatedAfter: Int?
         /// Whether to send `Content-Length`; without it the body ends when the connection closes.
@@ -52,14 +52,14 @@ public final class LoopbackHTTPServer: Sendable {
         ///   - status: The status code.
         ///   - headers: Extra headers.
         ///   - body: The body.
-        ///   - delay: How long to wait before answering.
+        ///   - delay: How long to wait before answering, in seconds.
         ///   - truncatedAfter: Sends only this many bytes of the body, then closes.
         ///   - announcesLength: Whether to send `Content-Length`.
         public init(
             status: Int,
             headers: [String: String] = [:],
             body: Data = Data(),
-            delay: Duration = .zero,
+            delay: TimeInterval = 0,
             truncatedAfter: Int? = nil,
             announcesLength: Bool = true
         ) {
@@ -315,10 +315,7 @@ private final class Core: Sendable {
         for watcher in satisfied { watcher.resume() }
         guard let request else { return }
         let response = handler(request)
-        if response.delay > .zero {
-            let (seconds, attoseconds) = response.delay.components
-            Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
-        }
+        if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
         var headers = response.headers
         if response.announcesLength { headers["Content-Length"] = "\(response.body.count)" }

@@ -4,7 +4,7 @@ import SDKEventBusTesting
 
 /// Prints a timeline with relative timestamps, and lets the demo wait for lifecycle steps.
 final class Timeline: Sendable {
-    private let start = ContinuousClock.now
+    private let start = Date()
     private let steps: AsyncStream<LifecycleDiagnostic>
     private let sink: AsyncStream<LifecycleDiagnostic>.Continuation
 
@@ -13,20 +13,20 @@ final class Timeline: Sendable {
     }
 
     func log(_ who: String, _ message: String) {
-        let elapsed = (ContinuousClock.now - start) / .milliseconds(1) / 1_000
+        let elapsed = Date().timeIntervalSince(start)
         print(String(format: "+%.3fs  %@  %@", elapsed, who.padding(toLength: 3, withPad: " ", startingAt: 0), message))
     }
 
     /// A lifecycle configuration, for any configuration type, that prints each step as it happens.
     func configuration<Config>(
-        refresh: Duration? = .seconds(1),
+        refresh: TimeInterval? = 1,
         cache: (any ConfigCache<Config>)? = nil,
         readinessPolicy: ReadinessPolicy = .cachedOrLive,
         describe: @escaping @Sendable (LifecycleDiagnostic) -> String = \.description
     ) -> LifecycleConfiguration<Config> {
         LifecycleConfiguration(
             refreshInterval: refresh,
-            retryPolicy: RetryPolicy(initialDelay: .milliseconds(150), jitter: 0),
+            retryPolicy: RetryPolicy(initialDelay: 0.15, jitter: 0),
             readinessPolicy: readinessPolicy,
             diagnostics: { [self] step in
                 log("sdk", describe(step))

@@ -1,3 +1,6 @@
+import Foundation
+import SDKEventBusCore
+
 /// The waiters of a test hook (`waitForFetches`, `waitForSleepers`, a recorder's `waitUntil`…):
 /// each is resumed exactly once, by its condition, its bound or its task's cancellation, whichever
 /// comes first, even when the bound or the cancellation comes before the waiter has registered.
@@ -112,12 +115,12 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
 /// Suspends a test hook's caller until the hook resumes it, its bound passes, or its task is
 /// cancelled.
 ///
-/// The bound is measured in real time (`ContinuousClock`): a hook waits for the code under test,
+/// The bound is measured in real time: a hook waits for the code under test,
 /// which may run on a test clock, and a test clock moves only when the test advances it, which a
 /// test suspended here cannot do.
 ///
 /// - Parameters:
-///   - timeout: The bound.
+///   - timeout: The bound, in seconds.
 ///   - register: Registers the continuation in the owner's ``BoundedWaiters`` under its lock, or
 ///     resumes it at once when the condition holds already or the waiter has ended; runs once,
 ///     before this function suspends.
@@ -126,14 +129,14 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
 ///     resuming what it returns. Called at most twice, from any thread.
 /// - Throws: What the continuation is resumed with.
 func boundedWait(
-    within timeout: Duration,
+    within timeout: TimeInterval,
     register: (CheckedContinuation<Void, any Error>) -> Void,
     end: @escaping @Sendable (_ timedOut: Bool) -> Void
 ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
             // Cancelled when the wait ends first, or with the waiting task.
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            guard (try? await SystemTimerClock().sleep(for: timeout)) != nil else { return }
             end(true)
         }
         defer { group.cancelAll() }

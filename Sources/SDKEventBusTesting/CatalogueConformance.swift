@@ -45,7 +45,11 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     /// At least one payload of every event.
     public var samples: [Catalogue.Payload]
     /// One value of each payload struct of the catalogue.
-    public var typedSamples: [any TypedPayload<Catalogue>]
+    ///
+    /// Plain `any TypedPayload`, not `any TypedPayload<Catalogue>`: an array of a parameterized
+    /// existential needs the Swift 5.7 runtime (iOS 16), and the testing library works from iOS 13.
+    /// A sample of another catalogue is reported as a problem.
+    public var typedSamples: [any TypedPayload]
 
     /// Creates a check.
     ///
@@ -54,12 +58,13 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
     ///   - replayRules: The declared replay rule of each event that replays.
     ///   - samples: At least one payload of every event.
     ///   - typedSamples: One value of each payload struct (``/SDKEventBusCore/TypedPayload`` conformer) of the
-    ///     catalogue, so that a struct whose `event` and `payloadValue` disagree is caught.
+    ///     catalogue, so that a struct whose `event` and `payloadValue` disagree is caught; a sample
+    ///     of another catalogue is a problem.
     public init(
         rawValues: [String],
         replayRules: [Catalogue: ReplayRule] = [:],
         samples: [Catalogue.Payload],
-        typedSamples: [any TypedPayload<Catalogue>] = []
+        typedSamples: [any TypedPayload] = []
     ) {
         self.rawValues = rawValues
         self.replayRules = replayRules
@@ -114,7 +119,11 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
 
     /// Each payload struct wraps a value of its own event, and takes that value back.
     private var typedPayloadProblems: [String] {
-        func check<Payload: TypedPayload<Catalogue>>(_ sample: Payload) -> String? {
+        func check<Payload: TypedPayload>(_ sample: Payload) -> String? {
+            guard Payload.Catalogue.self == Catalogue.self else {
+                return "\(Payload.self) is a payload of \(Payload.Catalogue.self), not of \(Catalogue.self): "
+                    + "pass only the payload structs of \(Catalogue.self) as typedSamples"
+            }
             let value = sample.payloadValue
             if let slip = Payload.eventSlip(in: value) { return slip }
             guard Payload(value) != nil else {

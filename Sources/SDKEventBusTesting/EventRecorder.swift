@@ -1,3 +1,4 @@
+public import Foundation
 public import SDKEventBusCore
 
 /// Records what a bus delivers, so that a test awaits events instead of sleeping or polling.
@@ -106,11 +107,11 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///
     /// - Parameters:
     ///   - count: How many payloads.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Returns: The payloads, in delivery order.
     /// - Throws: ``WaitTimeoutError`` when they do not arrive in time; `CancellationError`.
     @discardableResult
-    public func next(_ count: Int = 1, within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws
+    public func next(_ count: Int = 1, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
         -> [Catalogue.Payload]
     {
         let start = consumed.withLock { $0 }
@@ -125,13 +126,13 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///
     /// - Parameters:
     ///   - expectation: What the test waits for, in words, for the failure message.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     ///   - condition: Checked against every payload recorded so far, when the wait starts and after
     ///     each delivery; it runs outside the recorder's lock, so it may read the recorder.
     /// - Throws: ``WaitTimeoutError`` when the condition does not hold in time; `CancellationError`.
     public func waitUntil(
         _ expectation: String = "the condition",
-        within timeout: Duration = WaitTimeoutError.defaultTimeout,
+        within timeout: TimeInterval = WaitTimeoutError.defaultTimeout,
         _ condition: @escaping @Sendable ([Catalogue.Payload]) -> Bool
     ) async throws {
         try await log.wait(until: condition, within: timeout) { payloads in
@@ -147,9 +148,10 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///
     /// - Parameters:
     ///   - count: How many payloads in all.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Throws: ``WaitTimeoutError``; `CancellationError`.
-    public func waitForCount(_ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws {
+    public func waitForCount(_ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
+    {
         try await waitUntil("\(count) event(s) in all", within: timeout) { $0.count >= count }
     }
 }

@@ -1,3 +1,4 @@
+public import Foundation
 public import SDKEventBusCore
 
 extension LifecycleDiagnostic {
@@ -17,9 +18,9 @@ extension LifecycleDiagnostic {
         if case .fetchFailed(let error, _, _) = self { error } else { nil }
     }
 
-    /// For ``/SDKEventBusCore/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, how long until the next attempt;
-    /// `nil` for every other step.
-    public var retryDelay: Duration? {
+    /// For ``/SDKEventBusCore/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, how long until the next attempt,
+    /// in seconds; `nil` for every other step.
+    public var retryDelay: TimeInterval? {
         if case .fetchFailed(_, _, let delay) = self { delay } else { nil }
     }
 

@@ -1,3 +1,4 @@
+public import Foundation
 public import SDKEventBusCore
 
 /// Records a configuration lifecycle's diagnostics, so that a test awaits a step — a rejected body,
@@ -42,13 +43,13 @@ public final class LifecycleRecorder: Sendable {
     /// - Parameters:
     ///   - count: How many matching steps, counting those already recorded.
     ///   - expectation: What the test waits for, in words, for the failure message.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     ///   - matches: Which steps count; it runs outside the recorder's lock.
     /// - Throws: ``WaitTimeoutError``; `CancellationError`.
     public func wait(
         for count: Int = 1,
         _ expectation: String = "a matching step",
-        within timeout: Duration = WaitTimeoutError.defaultTimeout,
+        within timeout: TimeInterval = WaitTimeoutError.defaultTimeout,
         matching matches: @escaping @Sendable (LifecycleDiagnostic) -> Bool
     ) async throws {
         let expected = count == 1 ? expectation : "\(count) × \(expectation)"
@@ -71,14 +72,14 @@ public final class LifecycleRecorder: Sendable {
     ///
     /// - Parameters:
     ///   - expectation: What the test waits for, in words, for the failure message.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     ///   - matches: Which step; it runs outside the recorder's lock.
     /// - Returns: The step.
     /// - Throws: ``WaitTimeoutError``; `CancellationError`.
     @discardableResult
     public func next(
         _ expectation: String = "a matching step",
-        within timeout: Duration = WaitTimeoutError.defaultTimeout,
+        within timeout: TimeInterval = WaitTimeoutError.defaultTimeout,
         matching matches: @escaping @Sendable (LifecycleDiagnostic) -> Bool
     ) async throws -> LifecycleDiagnostic {
         let returned = returnedUpTo.withLock { $0 }

@@ -1,4 +1,5 @@
 import SDKEventBusCore
+import Foundation
 
 /// A bounded wait for a test hook whose waiters, a ``BoundedWaiters``, live in the locked value.
 extension LockedValue {
@@ -11,7 +12,7 @@ extension LockedValue {
     /// - Parameters:
     ///   - waiters: Where the value keeps the hook's waiters.
     ///   - condition: What the waiter waits for, as the owner's `takeAll` reads it.
-    ///   - timeout: The bound, in real time.
+    ///   - timeout: The bound, in seconds of real time.
     ///   - isSatisfied: Whether the condition holds now; runs under the lock.
     ///   - timeoutError: The error for a wait whose bound passed, from the value then; runs under
     ///     the lock.
@@ -20,7 +21,7 @@ extension LockedValue {
     func wait<Condition: Sendable>(
         on waiters: any WritableKeyPath<Value, BoundedWaiters<Condition>> & Sendable,
         for condition: Condition,
-        within timeout: Duration,
+        within timeout: TimeInterval,
         isSatisfied: (inout Value) -> Bool,
         timeoutError: @escaping @Sendable (Value) -> any Error
     ) async throws {

@@ -1,3 +1,4 @@
+public import Foundation
 public import SDKEventBusCore
 
 extension CatalogueConfigStore {
@@ -13,11 +14,11 @@ extension CatalogueConfigStore {
     ///
     /// - Parameters:
     ///   - count: How many suspended waiters to wait for.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
     public nonisolated func waitForWaiters(
-        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+        _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
         let watch = readinessWatcher {
             // Weakly: the store holds the watch.
@@ -34,11 +35,11 @@ extension CatalogueClient {
     ///
     /// - Parameters:
     ///   - count: How many suspended callers to wait for.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
     public func waitForReadyWaiters(
-        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+        _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
         try await lifecycle.store.waitForWaiters(count, within: timeout)
     }
@@ -70,7 +71,7 @@ private final class ReadinessWaiterWatch: ReadinessGateWatcher {
     ///
     /// - Throws: ``WaitTimeoutError`` when fewer wait when the bound passes; `CancellationError`
     ///   when the task is cancelled first.
-    func wait(for count: Int, within timeout: Duration) async throws {
+    func wait(for count: Int, within timeout: TimeInterval) async throws {
         let id = waiters.withLock { $0.makeID() }
         try await boundedWait(within: timeout) { continuation in
             if let ended = waiters.withLock({ $0.register(id, count, continuation) }) {
@@ -88,5 +89,42 @@ private final class ReadinessWaiterWatch: ReadinessGateWatcher {
                 : CancellationError()
             waiters.withLock { $0.end(id, with: error) }?.resume(throwing: error)
         }
+    }
+}
+
+extension CatalogueConfigStore {
+    /// Returns how the store became ready, or throws when `timeout` passes first on a test clock.
+    ///
+    /// The test advances the clock past the deadline to time the wait out:
+    ///
+    /// ```swift
+    /// let waiter = Task { try await store.waitForReady(timeout: 2, clock: clock) }
+    /// try await clock.advanceToNextDeadline()   // ReadinessError.timedOut(after: 2)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait, in seconds on `clock`.
+    ///   - clock: The test clock that measures `timeout`.
+    /// - Returns: How the store became ready.
+    /// - Throws: ``SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
+    ///   and as ``SDKEventBusCore/CatalogueConfigStore/waitForReady()`` otherwise.
+    @discardableResult
+    public nonisolated func waitForReady(timeout: TimeInterval, clock: TestClock) async throws -> Readiness {
+        try await waitForReady(timeout: timeout, on: clock)
+    }
+}
+
+extension CatalogueClient {
+    /// Returns how the client became ready, or throws when `timeout` passes first on a test clock.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait, in seconds on `clock`.
+    ///   - clock: The test clock that measures `timeout`.
+    /// - Returns: How the client became ready.
+    /// - Throws: ``SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
+    ///   and as ``SDKEventBusCore/CatalogueClient/ready()`` otherwise.
+    @discardableResult
+    public func ready(timeout: TimeInterval, clock: TestClock) async throws -> Readiness {
+        try await lifecycle.store.waitForReady(timeout: timeout, clock: clock)
     }
 }

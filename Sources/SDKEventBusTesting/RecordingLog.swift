@@ -1,3 +1,4 @@
+import Foundation
 import SDKEventBusCore
 
 /// What a recorder keeps: what it recorded, in order, and the tests waiting for a condition on it.
@@ -56,12 +57,12 @@ final class RecordingLog<Element: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - condition: The test's condition; runs outside the lock.
-    ///   - timeout: The bound, in real time.
+    ///   - timeout: The bound, in seconds of real time.
     ///   - timeoutError: The error for a wait whose bound passed, from what was recorded by then.
     /// - Throws: `timeoutError`'s error; `CancellationError`.
     func wait(
         until condition: @escaping Condition,
-        within timeout: Duration,
+        within timeout: TimeInterval,
         timeoutError: @escaping @Sendable ([Element]) -> WaitTimeoutError
     ) async throws {
         let id = state.withLock { $0.waiters.makeID() }

@@ -16,7 +16,7 @@ public import SDKEventBusCore
 ///     .failure(MockConfigFetchService.SimulatedError("connection reset")),
 ///     .config(config),
 ///     .body(Data("{\"account_id\":".utf8)),        // truncated: rejected, last good config kept
-///     .delayed(.seconds(1), .config(updated)),
+///     .delayed(1, .config(updated)),
 /// ], afterScript: .hang)
 /// let sdk = SDKClient(fetchService: service)
 /// ```
@@ -29,8 +29,8 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
         case body(Data)
         /// Throws the error.
         case failure(any Error)
-        /// Waits for the duration on the service's clock, then plays the outcome.
-        case delayed(Duration, Outcome)
+        /// Waits for the given number of seconds on the service's clock, then plays the outcome.
+        case delayed(TimeInterval, Outcome)
         /// Suspends until the fetching task is cancelled, then throws `CancellationError`.
         case hang
         /// Suspends until ``release()`` is called, ignoring cancellation, then throws
@@ -81,17 +81,18 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
     }
 
     private let state: LockedValue<State>
-    private let clock: any Clock<Duration>
+    private let clock: any TimerClock
 
     /// Creates a service that plays `script`.
     ///
     /// - Parameters:
     ///   - script: The outcomes of successive fetches.
     ///   - afterScript: The outcome of every fetch after the script; `nil` repeats the last one.
-    ///   - clock: The clock ``Outcome/delayed(_:_:)`` waits on; pass the SDK's test clock.
-    public init(_ script: [Outcome], afterScript: Outcome? = nil, clock: any Clock<Duration> = ContinuousClock()) {
+    ///   - clock: The clock ``Outcome/delayed(_:_:)`` waits on: pass the SDK's test clock; real time
+    ///     when `nil`.
+    public init(_ script: [Outcome], afterScript: Outcome? = nil, clock: TestClock? = nil) {
         state = LockedValue(State(script: script, afterScript: afterScript))
-        self.clock = clock
+        self.clock = clock ?? SystemTimerClock()
     }
 
     /// Appends outcomes to the script.
@@ -114,10 +115,10 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
     ///
     /// - Parameters:
     ///   - count: How many fetches to wait for, counting those already started.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Throws: ``WaitTimeoutError`` when fewer have started when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
-    public func waitForFetches(_ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout)
+    public func waitForFetches(_ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout)
         async throws
     {
         try await state.wait(on: \.startWaiters, for: count, within: timeout) {
@@ -133,11 +134,11 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
     ///
     /// - Parameters:
     ///   - count: How many fetches to wait for, counting those already ended.
-    ///   - timeout: How long to wait at most, in real time.
+    ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Throws: ``WaitTimeoutError`` when fewer have ended when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
     public func waitForFinishedFetches(
-        _ count: Int, within timeout: Duration = WaitTimeoutError.defaultTimeout
+        _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
         try await state.wait(on: \.finishWaiters, for: count, within: timeout) {
             $0.finished >= count
@@ -213,7 +214,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: Conf
             try await clock.sleep(for: duration)
             return try await play(outcome, releasesAtStart: releasesAtStart)
         case .hang:
-            while true { try await Task.sleep(for: .seconds(3_600)) }
+            while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
         case .hangIgnoringCancellation:
             await withCheckedContinuation { continuation in
                 let released = state.withLock { state in

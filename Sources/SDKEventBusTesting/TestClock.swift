@@ -1,20 +1,28 @@
+public import Foundation
 import SDKEventBusCore
 
 /// A clock that moves only when a test advances it, so that backoff, refreshes, deadlines and
 /// timeouts run instantly and deterministically.
 ///
-/// Pass it as the clock of the code under test, then await the code's sleeps instead of polling:
+/// Give it to the code under test — a lifecycle's configuration
+/// (``SDKEventBusCore/LifecycleConfiguration/testClock``), a timed `ready(timeout:clock:)`, a
+/// scripted fetch service — then await the code's sleeps instead of polling:
 ///
 /// ```swift
 /// let clock = TestClock()
 /// var settings = SDKConfiguration()
-/// settings.clock = clock
+/// settings.testClock = clock
 /// let sdk = SDKClient(configuration: settings, fetchService: service)
 ///
 /// try await clock.waitForSleepers(1)           // the lifecycle is sleeping until its next refresh
 /// let slept = try await clock.advanceToNextDeadline()
-/// #expect(slept == .seconds(300))
+/// #expect(slept == 300)
 /// ```
+///
+/// Time is in seconds (`TimeInterval`) from the clock's start, and kept exactly in nanoseconds, so
+/// that `advance(by: 0.15)` after `advance(by: 300)` leaves a deadline exactly `0.15` away. It works
+/// at every platform the package supports: it is not a `Clock` (iOS 16), but every timer of the
+/// package runs on it.
 ///
 /// Sleepers whose deadline has come are woken in deadline order. A sleeping task that is cancelled
 /// wakes with `CancellationError` and is forgotten, whenever the cancellation lands.
@@ -22,42 +30,15 @@ import SDKEventBusCore
 /// Every wait (``waitForSleepers(_:within:)``, ``nextDeadline(within:)``,
 /// ``advanceToNextDeadline(within:)``) is bounded in real time and throws ``WaitTimeoutError`` saying
 /// how many tasks it saw sleeping, so a test whose code never sleeps fails instead of hanging.
-public final class TestClock: Clock, Sendable {
-    /// A point in the test clock's time: how far it is from the clock's start.
-    public struct Instant: InstantProtocol {
-        /// How far this instant is from the clock's start.
-        public var offset: Duration
-
-        /// Creates an instant at `offset` from the clock's start.
-        ///
-        /// - Parameter offset: How far the instant is from the clock's start.
-        public init(offset: Duration) {
-            self.offset = offset
-        }
-
-        /// The instant `duration` later.
-        ///
-        /// - Parameter duration: How much later.
-        /// - Returns: The later instant.
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-
-        /// The duration from this instant to `other`.
-        ///
-        /// - Parameter other: The other instant.
-        /// - Returns: How long from this instant to `other`.
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-
-        /// Whether `lhs` comes before `rhs`.
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
+public final class TestClock: Sendable {
     private struct Sleeper {
-        let deadline: Instant
+        let deadline: UInt64
         let continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct State {
-        var now = Instant(offset: .zero)
+        /// Nanoseconds since the clock's start.
+        var now: UInt64 = 0
         var sleepers: [UInt64: Sleeper] = [:]
         /// Sleeps not registered yet, each with whether its task was cancelled meanwhile.
         ///
@@ -67,7 +48,8 @@ public final class TestClock: Clock, Sendable {
         var nextID: UInt64 = 0
         /// Callers of ``waitForSleepers(_:within:)``, each with the count it waits for.
         var sleeperWaiters = BoundedWaiters<Int>()
-        var history: [Duration] = []
+        /// How long each sleep asked for, in nanoseconds.
+        var history: [UInt64] = []
 
         /// The waiters satisfied by the sleepers now.
         mutating func takeSatisfiedWaiters() -> [CheckedContinuation<Void, any Error>] {
@@ -81,17 +63,14 @@ public final class TestClock: Clock, Sendable {
     /// Creates a clock at its start.
     public init() {}
 
-    /// The current instant; it moves only when the test advances the clock.
-    public var now: Instant { state.withLock { $0.now } }
-
-    /// The clock's resolution: none, every duration is exact.
-    public var minimumResolution: Duration { .zero }
+    /// How far the clock is from its start, in seconds; it moves only when the test advances it.
+    public var now: TimeInterval { TimeInterval(nanoseconds: state.withLock { $0.now }) }
 
     /// How many tasks are sleeping on the clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// Every duration a task asked to sleep for, in the order they asked.
-    public var history: [Duration] { state.withLock { $0.history } }
+    /// How long each task asked to sleep, in seconds, in the order they asked.
+    public var history: [TimeInterval] { state.withLock { $0.history }.map(TimeInterval.init(nanoseconds:)) }
 
     /// How many entries the clock keeps for sleeps and waits in progress.
     ///
@@ -103,53 +82,28 @@ public final class TestClock: Clock, Sendable {
 
     /// Suspends until the clock reaches `deadline`: until a test advances it there.
     ///
-    /// - Parameters:
-    ///   - deadline: When to wake.
-    ///   - tolerance: Ignored.
+    /// - Parameter deadline: When to wake, in seconds from the clock's start.
     /// - Throws: `CancellationError` when the sleeping task is cancelled.
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try Task.checkCancellation()
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            state.registering[state.nextID] = false
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resume, waiters) = state.withLock {
-                    state -> (Result<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
-                    if state.registering.removeValue(forKey: id) == true { return (.failure(CancellationError()), []) }
-                    state.history.append(state.now.duration(to: deadline))
-                    if deadline <= state.now { return (.success(()), []) }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return (nil, state.takeSatisfiedWaiters())
-                }
-                if let resume { continuation.resume(with: resume) }
-                for waiter in waiters { waiter.resume() }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
-                if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper }
-                // Not registered yet: its registration throws. Already woken: nothing to do.
-                if state.registering[id] != nil { state.registering[id] = true }
-                return nil
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
+    public func sleep(until deadline: TimeInterval) async throws {
+        try await sleep(untilNanoseconds: deadline.nanoseconds)
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
     ///
-    /// - Parameter duration: How far to move.
-    public func advance(by duration: Duration) {
-        advance(to: now.advanced(by: duration))
+    /// - Parameter interval: How far to move, in seconds.
+    public func advance(by interval: TimeInterval) {
+        advance(toNanoseconds: state.withLock { $0.now } &+ interval.nanoseconds)
     }
 
     /// Moves time to `instant` (if it is later) and wakes every sleeper whose deadline has come,
     /// earliest first.
     ///
-    /// - Parameter instant: Where to move.
-    public func advance(to instant: Instant) {
+    /// - Parameter instant: Where to move, in seconds from the clock's start.
+    public func advance(to instant: TimeInterval) {
+        advance(toNanoseconds: instant.nanoseconds)
+    }
+
+    private func advance(toNanoseconds instant: UInt64) {
         let due = state.withLock { state in
             state.now = max(state.now, instant)
             let now = state.now
@@ -167,11 +121,11 @@ public final class TestClock: Clock, Sendable {
     ///
     /// - Parameters:
     ///   - count: How many sleepers to wait for.
-    ///   - timeout: How long to wait at most, in real time: the clock itself moves only when the
-    ///     test advances it, which the test cannot do while it waits here.
+    ///   - timeout: How long to wait at most, in seconds of real time: the clock itself moves only
+    ///     when the test advances it, which the test cannot do while it waits here.
     /// - Throws: ``WaitTimeoutError`` when fewer tasks sleep when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
-    public func waitForSleepers(_ count: Int = 1, within timeout: Duration = WaitTimeoutError.defaultTimeout)
+    public func waitForSleepers(_ count: Int = 1, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout)
         async throws
     {
         try await state.wait(on: \.sleeperWaiters, for: count, within: timeout) {
@@ -179,7 +133,7 @@ public final class TestClock: Clock, Sendable {
         } timeoutError: {
             WaitTimeoutError(
                 expected: "\(count) task(s) to sleep on the test clock",
-                observed: "\($0.sleepers.count) sleeping at \($0.now.offset)",
+                observed: "\($0.sleepers.count) sleeping at \(TimeInterval(nanoseconds: $0.now)) seconds",
                 timeout: timeout
             )
         }
@@ -187,29 +141,76 @@ public final class TestClock: Clock, Sendable {
 
     /// Waits until a task sleeps, and returns how long until the earliest sleeper wakes.
     ///
-    /// - Parameter timeout: How long to wait for a sleeper at most, in real time.
-    /// - Returns: The time from now to the earliest deadline.
+    /// - Parameter timeout: How long to wait for a sleeper at most, in seconds of real time.
+    /// - Returns: The time from now to the earliest deadline, in seconds.
     /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
     ///   when the task is cancelled first.
-    public func nextDeadline(within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws -> Duration {
+    public func nextDeadline(within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
+        -> TimeInterval
+    {
         try await waitForSleepers(1, within: timeout)
-        return state.withLock { state in
-            state.sleepers.values.map { state.now.duration(to: $0.deadline) }.min() ?? .zero
-        }
+        return TimeInterval(nanoseconds: nanosecondsToNextDeadline())
     }
 
     /// Advances to the earliest sleeper's deadline, once one is sleeping.
     ///
-    /// - Parameter timeout: How long to wait for a sleeper at most, in real time.
-    /// - Returns: How far time moved.
+    /// - Parameter timeout: How long to wait for a sleeper at most, in seconds of real time.
+    /// - Returns: How far time moved, in seconds.
     /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
     ///   when the task is cancelled first. The clock does not move then.
     @discardableResult
-    public func advanceToNextDeadline(within timeout: Duration = WaitTimeoutError.defaultTimeout) async throws
-        -> Duration
+    public func advanceToNextDeadline(within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
+        -> TimeInterval
     {
-        let delay = try await nextDeadline(within: timeout)
-        advance(by: delay)
-        return delay
+        try await waitForSleepers(1, within: timeout)
+        let delay = nanosecondsToNextDeadline()
+        advance(toNanoseconds: state.withLock { $0.now } &+ delay)
+        return TimeInterval(nanoseconds: delay)
+    }
+
+    private func nanosecondsToNextDeadline() -> UInt64 {
+        state.withLock { state in
+            state.sleepers.values.map { $0.deadline > state.now ? $0.deadline - state.now : 0 }.min() ?? 0
+        }
+    }
+}
+
+extension TestClock: TimerClock {
+    /// Nanoseconds since the clock's start.
+    package var nanoseconds: UInt64 { state.withLock { $0.now } }
+
+    /// Suspends until a test advances the clock to `deadline`.
+    ///
+    /// - Parameter deadline: When to wake, in nanoseconds since the clock's start.
+    /// - Throws: `CancellationError` when the sleeping task is cancelled.
+    package func sleep(untilNanoseconds deadline: UInt64) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.registering[state.nextID] = false
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (resume, waiters) = state.withLock {
+                    state -> (Result<Void, any Error>?, [CheckedContinuation<Void, any Error>]) in
+                    if state.registering.removeValue(forKey: id) == true { return (.failure(CancellationError()), []) }
+                    state.history.append(deadline > state.now ? deadline - state.now : 0)
+                    if deadline <= state.now { return (.success(()), []) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return (nil, state.takeSatisfiedWaiters())
+                }
+                if let resume { continuation.resume(with: resume) }
+                for waiter in waiters { waiter.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper }
+                // Not registered yet: its registration throws. Already woken: nothing to do.
+                if state.registering[id] != nil { state.registering[id] = true }
+                return nil
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
     }
 }

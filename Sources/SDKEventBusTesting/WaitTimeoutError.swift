@@ -1,3 +1,4 @@
+public import Foundation
 import SDKEventBusCore
 
 /// A test hook's wait that ended before what it waited for happened: what it waited for, how long,
@@ -13,24 +14,24 @@ import SDKEventBusCore
 /// waited 30.0 seconds for 2 fetch(es) to start; saw 1
 /// ```
 ///
-/// The bound is real time (`ContinuousClock`), whatever clock the code under test runs on: a test
-/// clock moves only when the test advances it, and a test suspended in a wait cannot. Each wait
+/// The bound is real time, whatever clock the code under test runs on: a test clock moves only when
+/// the test advances it, and a test suspended in a wait cannot. Each wait
 /// also ends at once with `CancellationError` when its task is cancelled.
 public struct WaitTimeoutError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the wait was for, for example `2 fetch(es) to start`.
     public var expected: String
     /// What the hook saw when the bound passed, for example `1`.
     public var observed: String
-    /// How long it waited.
-    public var timeout: Duration
+    /// How long it waited, in seconds.
+    public var timeout: TimeInterval
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - expected: What the wait was for.
     ///   - observed: What the hook saw when the bound passed.
-    ///   - timeout: How long it waited.
-    public init(expected: String, observed: String, timeout: Duration) {
+    ///   - timeout: How long it waited, in seconds.
+    public init(expected: String, observed: String, timeout: TimeInterval) {
         self.expected = expected
         self.observed = observed
         self.timeout = timeout
@@ -41,8 +42,8 @@ public struct WaitTimeoutError: Error, Sendable, Hashable, CustomStringConvertib
     /// Long enough never to fail a correct test on a loaded machine (or under the thread
     /// sanitizer), short enough that a hung test fails with a message well before a CI job's own
     /// time limit.
-    public static var defaultTimeout: Duration { .seconds(30) }
+    public static var defaultTimeout: TimeInterval { 30 }
 
-    /// `waited <timeout> for <expected>; saw <observed>`.
-    public var description: String { "waited \(timeout) for \(expected); saw \(observed)" }
+    /// `waited <timeout> seconds for <expected>; saw <observed>`.
+    public var description: String { "waited \(timeout) seconds for \(expected); saw \(observed)" }
 }

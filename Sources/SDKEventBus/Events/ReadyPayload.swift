@@ -37,7 +37,7 @@ public struct ReadyPayload: Sendable, Equatable, Codable {
     public init(_ readiness: Readiness) {
         self.init(
             source: readiness.source,
-            configAgeSeconds: readiness.configAge.map { $0 / .seconds(1) },
+            configAgeSeconds: readiness.configAge,
             error: readiness.error.map { "\($0)" }
         )
     }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An SDK's facade for any lifecycle catalogue: it loads the configuration when created, keeps it
 /// fresh, and gives app code `ready()`, every way of subscribing, and the current configuration.
@@ -165,24 +165,37 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         try await store.waitForReady()
     }
 
-    /// Returns how the client became ready, or throws when `timeout` passes first on `clock`.
+    /// Returns how the client became ready, or throws when `timeout` passes first, in real time.
     ///
     /// A timeout ends only this wait: the SDK keeps loading and a later ``ready()`` can succeed.
     ///
     /// ```swift
-    /// try await sdk.ready(timeout: .seconds(2))                    // real time
-    /// try await sdk.ready(timeout: .seconds(2), clock: testClock)  // the test advances it
+    /// try await sdk.ready(timeout: 2)                    // two seconds of real time
+    /// try await sdk.ready(timeout: 2, clock: testClock)  // in tests (SDKEventBusTesting)
     /// ```
+    ///
+    /// - Parameter timeout: How long to wait, in seconds.
+    /// - Returns: How the client became ready.
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
+    ///   ``ready()`` otherwise.
+    @discardableResult
+    public func ready(timeout: TimeInterval) async throws -> Readiness {
+        try await store.waitForReady(timeout: timeout)
+    }
+
+    /// Returns how the client became ready, or throws when `timeout` passes first on `clock`.
+    ///
+    /// As ``ready(timeout:)``, measured on a clock of your own.
     ///
     /// - Parameters:
     ///   - timeout: How long to wait.
-    ///   - clock: The clock that measures `timeout`: real time unless you pass another.
+    ///   - clock: The clock that measures `timeout`.
     /// - Returns: How the client became ready.
-    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline
+    /// - Throws: ``ReadinessError/timedOut(after:)`` (with `timeout` in seconds) when the deadline
     ///   passes first, and as ``ready()`` otherwise.
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
     @discardableResult
-    public func ready<C: Clock>(timeout: Duration, clock: C = ContinuousClock()) async throws -> Readiness
-    where C.Duration == Duration {
+    public func ready<C: Clock>(timeout: Duration, clock: C) async throws -> Readiness where C.Duration == Duration {
         try await store.waitForReady(timeout: timeout, clock: clock)
     }
 
@@ -267,8 +280,9 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///
     /// It never waits without bound. A fetch or cache call in flight is abandoned at once, so
     /// neither the fetch service nor the cache holds it. Waiting for the lifecycle to stop and for
-    /// the events fired before shutdown to be delivered ends after `timeout` on the configured
-    /// ``LifecycleConfiguration/clock``, or when the calling task is cancelled: what had not
+    /// the events fired before shutdown to be delivered ends after `timeout` on the lifecycle's
+    /// clock (real time, unless ``LifecycleConfiguration/clock`` or a test clock says otherwise), or
+    /// when the calling task is cancelled: what had not
     /// finished then (an actor that is blocked and never runs its listeners' delivery, say) is
     /// abandoned, and its undelivered events are dropped. The report lists everything abandoned.
     ///
@@ -277,14 +291,14 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     /// if !report.isComplete { logger.info("\(report)") }
     /// ```
     ///
-    /// - Parameter timeout: How long to wait at most for the lifecycle to stop and the events
-    ///   already fired to be delivered: 5 seconds unless you say otherwise.
+    /// - Parameter timeout: How long to wait at most, in seconds, for the lifecycle to stop and the
+    ///   events already fired to be delivered: 5 seconds unless you say otherwise.
     /// - Returns: What shutdown abandoned; usually nothing.
     @discardableResult
-    public func shutdown(timeout: Duration = .seconds(5)) async -> ShutdownReport {
+    public func shutdown(timeout: TimeInterval = 5) async -> ShutdownReport {
         task.cancel()
         store.shutdown()
-        let late = await Self.drain(lifecycle: task, bus: bus, within: timeout, clock: configuration.clock)
+        let late = await Self.drain(lifecycle: task, bus: bus, within: timeout, clock: configuration.timer)
         emitter.shutdown()
         statusPublisher.statusChanged()
         let inFlight = lifecycle.abandoned.withLock { $0 }
@@ -302,8 +316,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     static func drain(
         lifecycle: Task<Void, Never>,
         bus: CatalogueBus<Catalogue>,
-        within timeout: Duration,
-        clock: any Clock<Duration>
+        within timeout: TimeInterval,
+        clock: any TimerClock
     ) async -> [ShutdownReport.Work] {
         let finished = LockedValue<Set<ShutdownReport.Work>>([])
         _ = await FirstResult.run(timeout: timeout, clock: clock) {

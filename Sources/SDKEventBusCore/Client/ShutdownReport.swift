@@ -7,7 +7,7 @@
 /// subscriptions do nothing, and undelivered events are dropped.
 ///
 /// ```swift
-/// let report = await sdk.shutdown(timeout: .seconds(2))
+/// let report = await sdk.shutdown(timeout: 2)
 /// if !report.isComplete { logger.info("\(report)") }   // shut down, abandoning a fetch in flight
 /// ```
 public struct ShutdownReport: Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Runs an operation in a task of its own and waits for the first of its result, the waiting
 /// task's cancellation, or a deadline on a clock.
 ///
@@ -13,7 +15,7 @@
 /// interleaving leaves an operation running that nobody will cancel.
 ///
 /// ```swift
-/// switch await FirstResult.run(timeout: .seconds(3), clock: clock) { await bus.flush() } {
+/// switch await FirstResult.run(timeout: 3, clock: clock) { await bus.flush() } {
 /// case .finished: break
 /// case .cancelled, .timedOut: abandoned.append(.delivery)
 /// }
@@ -32,13 +34,13 @@ enum FirstResult {
     /// Runs `operation` in a task of its own and returns the first ending.
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait at most, on `clock`; `nil` waits without a deadline.
+    ///   - timeout: How long to wait at most, in seconds on `clock`; `nil` waits without a deadline.
     ///   - clock: The clock that measures `timeout`.
     ///   - operation: The work; it runs in a new task, cancelled as soon as the wait ends otherwise.
     /// - Returns: The operation's value, or why the wait ended without it.
     static func run<Value: Sendable>(
-        timeout: Duration? = nil,
-        clock: any Clock<Duration> = ContinuousClock(),
+        timeout: TimeInterval? = nil,
+        clock: any TimerClock = SystemTimerClock(),
         _ operation: @escaping @Sendable () async -> Value
     ) async -> Ending<Value> {
         switch await race(timeout: timeout, clock: clock, operation) {
@@ -51,8 +53,8 @@ enum FirstResult {
     /// The race behind ``run(timeout:clock:_:)``, with the value type erased: one copy of the race
     /// serves every caller.
     private static func race(
-        timeout: Duration?,
-        clock: any Clock<Duration>,
+        timeout: TimeInterval?,
+        clock: any TimerClock,
         _ operation: @escaping @Sendable () async -> any Sendable
     ) async -> Ending<any Sendable> {
         let race = Race()
@@ -73,8 +75,8 @@ enum FirstResult {
 
         func register(
             _ waiter: Waiter,
-            timeout: Duration?,
-            clock: any Clock<Duration>,
+            timeout: TimeInterval?,
+            clock: any TimerClock,
             operation: @escaping @Sendable () async -> any Sendable
         ) {
             let early = machine.withLock { machine -> Waiter? in

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Something a bus noticed that its owner should know about: reported to the `diagnostics` hook
 /// given when the bus was made, on the thread where it happened, outside the bus's lock.
 ///
@@ -13,8 +15,8 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     ///
     /// `lane` is `main actor`, `immediate`, or `actor` and the actor's type; `pending` how many
     /// fires wait for it now; `highWaterMark` the most that ever waited at once; `oldestAge` how
-    /// long the oldest has waited.
-    case backlog(lane: String, pending: Int, highWaterMark: Int, oldestAge: Duration)
+    /// long the oldest has waited, in seconds.
+    case backlog(lane: String, pending: Int, highWaterMark: Int, oldestAge: TimeInterval)
     /// An event sequence's buffer was full, so its buffering policy dropped events.
     ///
     /// `dropped` counts the events of `event` dropped since its last report. Reports come at the
@@ -27,7 +29,7 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .backlog(let lane, let pending, let highWaterMark, let oldestAge):
-            "\(pending) fires waiting for the \(lane) lane (the oldest for \(oldestAge); "
+            "\(pending) fires waiting for the \(lane) lane (the oldest for \(oldestAge) seconds; "
                 + "high-water mark \(highWaterMark)): its executor is not keeping up"
         case .sequenceDropped(let event, let dropped, let policy):
             "an event sequence of \(event) dropped \(dropped) event(s): its consumer is behind "

@@ -4,10 +4,13 @@ struct DeliveryBacklog: Sendable, Equatable {
     var lane: String
     var pending: Int
     var highWaterMark: Int
-    var oldestAge: Duration
+    /// How long the oldest pending fire has waited, in nanoseconds.
+    var oldestAgeNanoseconds: UInt64
 
     /// The report.
     var diagnostic: BusDiagnostic {
-        .backlog(lane: lane, pending: pending, highWaterMark: highWaterMark, oldestAge: oldestAge)
+        .backlog(
+            lane: lane, pending: pending, highWaterMark: highWaterMark,
+            oldestAge: Double(oldestAgeNanoseconds) / 1e9)
     }
 }

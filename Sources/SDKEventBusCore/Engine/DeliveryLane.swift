@@ -76,7 +76,8 @@ struct DeliveryLane {
     /// The most fires ever pending at once.
     private(set) var highWaterMark = 0
     private var nextBacklogReport = Self.backlogThreshold
-    private var oldestPendingSince: ContinuousClock.Instant?
+    /// When the oldest pending fire was queued, in the system clock's nanoseconds.
+    private var oldestPendingSince: UInt64?
 
     init(name: String, layout: PayloadLayout, actor: (any Actor)? = nil) {
         self.name = name
@@ -106,7 +107,7 @@ struct DeliveryLane {
         _ header: DeliveryHeader,
         payload: UnsafeRawPointer
     ) -> (mustSchedule: Bool, backlog: DeliveryBacklog?) {
-        if pending.isEmpty { oldestPendingSince = .now }
+        if pending.isEmpty { oldestPendingSince = SystemTimerClock().nanoseconds }
         pending.append(header, payload: payload)
         enqueuedCount += 1
         let backlog = recordBacklog()
@@ -199,8 +200,9 @@ struct DeliveryLane {
         highWaterMark = max(highWaterMark, count)
         guard count >= nextBacklogReport else { return nil }
         nextBacklogReport *= 2
-        let age = oldestPendingSince.map { $0.duration(to: .now) } ?? .zero
-        return DeliveryBacklog(lane: name, pending: count, highWaterMark: highWaterMark, oldestAge: age)
+        let now = SystemTimerClock().nanoseconds
+        let age = oldestPendingSince.map { now > $0 ? now - $0 : 0 } ?? 0
+        return DeliveryBacklog(lane: name, pending: count, highWaterMark: highWaterMark, oldestAgeNanoseconds: age)
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fetch that failed before a body could be decoded: the transport failed, the server answered
 /// with an error status, or the body was too large.
@@ -40,8 +40,8 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
     public let code: Code
     /// The HTTP status, for ``Code/httpStatus``.
     public let statusCode: Int?
-    /// How long the server asked to wait (`Retry-After`), if it did.
-    public let retryAfter: Duration?
+    /// How long the server asked to wait (`Retry-After`), in seconds, if it did.
+    public let retryAfter: TimeInterval?
     /// The underlying error, for ``Code/transport``.
     public let underlying: (any Error)?
     /// What went wrong, in words.
@@ -50,7 +50,7 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
     init(
         code: Code,
         statusCode: Int? = nil,
-        retryAfter: Duration? = nil,
+        retryAfter: TimeInterval? = nil,
         underlying: (any Error)? = nil,
         reason: String
     ) {
@@ -84,7 +84,8 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         text += "): \(reason)"
         if let retryAfter {
             text +=
-                retryAfter > .zero ? "; the server asked to wait \(retryAfter)" : "; the server allowed a retry at once"
+                retryAfter > 0
+                ? "; the server asked to wait \(retryAfter) seconds" : "; the server allowed a retry at once"
         }
         return text
     }
@@ -93,15 +94,15 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
     ///
     /// A larger value (or a date far away) is clamped, so that a misbehaving server can neither
     /// overflow the clock nor stop the SDK from ever fetching again.
-    static let longestRetryAfter: Duration = .seconds(86_400)
+    static let longestRetryAfter: TimeInterval = 86_400
 
     /// Parses a `Retry-After` header: delay seconds, or an HTTP date in any of the three formats
     /// RFC 9110 requires recipients to accept; clamped to ``longestRetryAfter``.
-    static func retryAfter(header: String?, now: Date = Date()) -> Duration? {
+    static func retryAfter(header: String?, now: Date = Date()) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        let longest = Double(longestRetryAfter.components.seconds)
+        let longest = longestRetryAfter
         if header.allSatisfy(\.isASCIIDigitCharacter) {
-            return .seconds(min(Double(header) ?? longest, longest))
+            return min(Double(header) ?? longest, longest)
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -112,7 +113,7 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         ] {
             formatter.dateFormat = format
             if let date = formatter.date(from: header) {
-                return .seconds(min(max(date.timeIntervalSince(now), 0).rounded(.up), longest))
+                return min(max(date.timeIntervalSince(now), 0).rounded(.up), longest)
             }
         }
         return nil

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What a fetch error says about trying again; the SDK's lifecycle follows it.
 ///
 /// Adopt it in your own fetch service's errors to steer retries. Errors that do not adopt it are
@@ -6,7 +8,7 @@
 /// ```swift
 /// struct QuotaExceeded: Error, FetchRetryAdvice {
 ///     var isRetryable: Bool { true }
-///     var retryAfter: Duration? { .seconds(60) }
+///     var retryAfter: TimeInterval? { 60 }
 /// }
 /// ```
 public protocol FetchRetryAdvice: Error {
@@ -17,9 +19,9 @@ public protocol FetchRetryAdvice: Error {
     /// no refresh interval.
     var isRetryable: Bool { get }
 
-    /// How long the server asked the client to wait, if it did; the client waits at least this long
-    /// (at most a day).
-    var retryAfter: Duration? { get }
+    /// How long the server asked the client to wait, in seconds, if it did; the client waits at least
+    /// this long (at most a day).
+    var retryAfter: TimeInterval? { get }
 
     /// Whether the error ends readiness for good (an invalid SDK key, say): every current and later
     /// `ready()` then throws it, and the lifecycle stops fetching. `false` unless the error says so.

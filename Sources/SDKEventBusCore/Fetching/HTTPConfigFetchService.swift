@@ -33,7 +33,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
 
     private let url: URL
     private let headers: [String: String]
-    private let timeout: Duration
+    private let timeout: TimeInterval
     private let maximumBodySize: Int
     private let session: URLSession
     private let validator = LockedValue<Validator?>(nil)
@@ -43,8 +43,8 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// - Parameters:
     ///   - url: The configuration's URL.
     ///   - headers: Headers sent with every request, for example `Authorization`.
-    ///   - timeout: How long a request may take, in all, before it fails with a transport error. The
-    ///     service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout only
+    ///   - timeout: How long a request may take, in all, in seconds, before it fails with a transport
+    ///     error (10 s when it is not a number). The service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout only
     ///     counts idle time on Apple platforms, and whole seconds on Linux).
     ///   - maximumBodySize: The largest body accepted, in bytes; a larger one fails with
     ///     ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded. `URLSession` hands the body
@@ -54,13 +54,13 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     public init(
         url: URL,
         headers: [String: String] = [:],
-        timeout: Duration = .seconds(10),
+        timeout: TimeInterval = 10,
         maximumBodySize: Int = 10 * 1024 * 1024,
         session: URLSession = URLSession(configuration: .ephemeral)
     ) {
         self.url = url
         self.headers = headers
-        self.timeout = timeout
+        self.timeout = timeout.isNaN ? 10 : timeout
         self.maximumBodySize = maximumBodySize
         self.session = session
     }
@@ -147,13 +147,12 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     }
 
     /// The request timeout in seconds, as the platform's `URLSession` honours it.
-    static func timeoutInterval(_ timeout: Duration) -> TimeInterval {
-        let interval = timeout / .seconds(1)
+    static func timeoutInterval(_ timeout: TimeInterval) -> TimeInterval {
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation truncates to whole seconds, and a timeout of 0 fails at once.
-            return max(1, interval.rounded(.up))
+            return max(1, timeout.rounded(.up))
         #else
-            return interval
+            return timeout
         #endif
     }
 }

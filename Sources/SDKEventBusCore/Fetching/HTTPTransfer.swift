@@ -26,7 +26,7 @@ enum HTTPTransfer {
     static func run(
         _ request: URLRequest,
         on session: URLSession,
-        timeout: Duration
+        timeout: TimeInterval
     ) async throws -> (Data, URLResponse) {
         try Task.checkCancellation()
         let outcome = Outcome()
@@ -69,18 +69,19 @@ enum HTTPTransfer {
         }
 
         /// Ends the call with a transport error after `timeout`, unless it has ended by then.
-        func armDeadline(after timeout: Duration) {
+        func armDeadline(after timeout: TimeInterval) {
             // Under the state's lock, so that a call that has already ended arms nothing (a
             // dispatch source must not be released suspended). The timer's handler takes the lock
             // on another thread; `finish` never holds it while it takes `deadline`'s.
             state.withLock { state in
                 if case .finished = state { return }
                 let timer = DispatchSource.makeTimerSource(queue: .global())
-                timer.schedule(deadline: .now() + timeout / .seconds(1))
+                timer.schedule(deadline: .now() + timeout)
                 timer.setEventHandler { [self] in
                     finish(
                         with: .failure(
-                            ConfigFetchError(code: .transport, reason: "no complete response within \(timeout)")),
+                            ConfigFetchError(code: .transport, reason: "no complete response within \(timeout) seconds")
+                        ),
                         stopping: true
                     )
                 }

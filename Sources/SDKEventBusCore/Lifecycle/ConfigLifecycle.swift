@@ -43,8 +43,8 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private let service: any ConfigFetching<Config>
     let status = StatusRecorder()
     let control = LockedValue(Machine())
-    /// Time on the lifecycle's clock since it started; set when it starts.
-    private let elapsed = LockedValue<(@Sendable () -> Duration)?>(nil)
+    /// When the lifecycle started, on its clock (nanoseconds); set when it starts.
+    private let startedAt = LockedValue<UInt64?>(nil)
     /// The degraded deadline's task, until readiness is decided.
     private let degradedDeadline = LockedValue<Task<Void, Never>?>(nil)
     /// Called after every step, for the client's observable status.
@@ -81,7 +81,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         // The app's foreground and low-power notifications, where the platform has them, for as
         // long as the lifecycle runs: an SDK that runs its own lifecycle gets them too.
         let observers = AppLifecycleObservers { [weak self] event in self?.handle(event) }
-        await run(on: configuration.clock)
+        await run(on: configuration.timer)
         withExtendedLifetime(observers) {}
         let (waiters, reason) = control.withLock { $0.stop() }
         for waiter in waiters { waiter.resume(returning: .failure(reason)) }
@@ -179,16 +179,18 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         wake?.resume(returning: .fetch)
     }
 
-    /// Time on the lifecycle's clock since it started; `nil` before.
-    private func elapsedTime() -> Duration? {
-        elapsed.withLock { $0 }?()
+    /// Time on the lifecycle's clock since it started, in seconds; `nil` before.
+    private func elapsedTime() -> TimeInterval? {
+        guard let start = startedAt.withLock({ $0 }) else { return nil }
+        let now = configuration.timer.nanoseconds
+        return TimeInterval(nanoseconds: now > start ? now - start : 0)
     }
 
     // MARK: The loop
 
-    private func run<C: Clock>(on clock: C) async where C.Duration == Duration {
-        let start = clock.now
-        elapsed.withLock { $0 = { start.duration(to: clock.now) } }
+    private func run(on clock: any TimerClock) async {
+        let start = clock.nanoseconds
+        startedAt.withLock { $0 = start }
         if case .degraded(let deadline?) = configuration.readinessPolicy.kind {
             // A task of its own, so that it can end as soon as readiness is decided (a sleeper
             // left on the clock would be the next deadline a test sees) and never outlives the run.
@@ -211,14 +213,15 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         degradedDeadline.withLock { $0.take() }?.cancel()
     }
 
-    private func loop<C: Clock>(clock: C) async where C.Duration == Duration {
+    private func loop(clock: any TimerClock) async {
         var cached = await applyStartingConfigs()
         // The bodies of the configuration last applied and last cached, when the service passes
         // them on: an identical body is unchanged, and is not written again.
         var appliedBody: Data?
         var cachedBody: Data?
         var failures = 0
-        var nextFetch: C.Instant? = clock.now
+        // The next fetch's deadline on the clock, in nanoseconds; `nil` waits for a demand.
+        var nextFetch: UInt64? = clock.nanoseconds
         var hasFetched = false
         while true {
             endDegradedDeadlineIfDecided()
@@ -259,7 +262,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 }
                 failures = 0
                 finishFetch(.success(change), succeeded: true)
-                nextFetch = configuration.refreshInterval.map { clock.now.advanced(by: $0) }
+                nextFetch = configuration.refreshInterval.map { clock.deadline(after: $0) }
                 if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
             case .failure(let error):
                 failures += 1
@@ -283,7 +286,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 // A non-retryable error says nothing about the next one: back off from the start.
                 if !retryable { failures = 0 }
                 finishFetch(.failure(error), succeeded: false)
-                nextFetch = clock.now.advanced(by: wait)
+                nextFetch = clock.deadline(after: wait)
             }
         }
     }
@@ -291,14 +294,13 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// Waits until the next fetch is due (`deadline`, unless low power mode holds it) or asked for.
     ///
     /// - Returns: `false` when the task is cancelled.
-    private func waitForFetch<C: Clock>(until deadline: C.Instant?, pausable: Bool, clock: C) async -> Bool
-    where C.Duration == Duration {
-        let isDue = deadline.map { $0 <= clock.now } ?? false
+    private func waitForFetch(until deadline: UInt64?, pausable: Bool, clock: any TimerClock) async -> Bool {
+        let isDue = deadline.map { $0 <= clock.nanoseconds } ?? false
         let id = control.withLock { $0.beginWait(isDue: isDue, pausable: pausable) }
         guard let deadline, !isDue else { return await park() }
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                guard (try? await clock.sleep(until: deadline, tolerance: nil)) != nil else { return }
+                guard (try? await clock.sleep(untilNanoseconds: deadline)) != nil else { return }
                 self.control.withLock { $0.deadlinePassed(id) }?.resume(returning: .fetch)
             }
             let fetch = await park()
@@ -444,7 +446,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// How long to wait after a failure, following the error's advice, and whether it advised
     /// retrying.
-    private func retryDelay(after error: any Error, failures: Int) -> (Duration, retryable: Bool) {
+    private func retryDelay(after error: any Error, failures: Int) -> (TimeInterval, retryable: Bool) {
         let policy = configuration.retryPolicy
         let advice = error as? any FetchRetryAdvice
         if let advice, !advice.isRetryable {

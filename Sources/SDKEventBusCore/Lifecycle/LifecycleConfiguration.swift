@@ -1,10 +1,12 @@
+public import Foundation
+
 /// How a configuration lifecycle loads, refreshes and becomes ready: the settings of a
 /// ``ConfigLifecycle`` and of the client that runs one.
 ///
 /// ```swift
 /// var configuration = SDKConfiguration()
-/// configuration.refreshInterval = .seconds(60)
-/// configuration.retryPolicy = RetryPolicy(initialDelay: .milliseconds(500))
+/// configuration.refreshInterval = 60   // seconds
+/// configuration.retryPolicy = RetryPolicy(initialDelay: 0.5)
 /// configuration.readinessPolicy = .degraded()   // never hang at launch when offline
 /// let sdk = SDKClient(configuration: configuration, fetchService: service)
 /// ```
@@ -13,30 +15,35 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     ///
     /// Shorter ones are raised to it, so that a misconfigured interval cannot hammer the
     /// configuration server.
-    static var minimumRefreshInterval: Duration { .seconds(1) }
+    static var minimumRefreshInterval: TimeInterval { 1 }
 
-    /// How long after a successful fetch the lifecycle fetches again; `nil` fetches only until the
-    /// first success, and after that only on demand (``ConfigLifecycle/refreshNow()``, or a stale
-    /// configuration with ``timeToLive``).
+    /// `interval`, raised to ``minimumRefreshInterval`` when shorter or not a number.
+    private static func atLeastMinimum(_ interval: TimeInterval) -> TimeInterval {
+        interval >= minimumRefreshInterval ? interval : minimumRefreshInterval
+    }
+
+    /// How long after a successful fetch the lifecycle fetches again, in seconds; `nil` fetches only
+    /// until the first success, and after that only on demand (``ConfigLifecycle/refreshNow()``, or
+    /// a stale configuration with ``timeToLive``).
     ///
-    /// At least 1 second: a shorter interval is raised to it.
-    public var refreshInterval: Duration? {
-        didSet { refreshInterval = refreshInterval.map { max($0, Self.minimumRefreshInterval) } }
+    /// At least ``minimumRefreshInterval``: a shorter one, or one that is not a number, is raised to
+    /// it.
+    public var refreshInterval: TimeInterval? {
+        didSet { refreshInterval = refreshInterval.map(Self.atLeastMinimum) }
     }
     /// How long the lifecycle waits after failed fetches.
     public var retryPolicy: RetryPolicy
     /// When `ready()` returns: see ``ReadinessPolicy``.
     public var readinessPolicy: ReadinessPolicy
-    /// How long a configuration stays fresh.
+    /// How long a configuration stays fresh, in seconds.
     ///
     /// Once it is older, reading the client's configuration or the app returning to the
     /// foreground triggers a refresh. `nil` never does.
-    public var timeToLive: Duration?
-    /// The clock every wait of the lifecycle uses: refreshes, backoff, the degraded deadline.
-    ///
-    /// Tests pass a manual clock so that they run instantly. A timeout passed to `ready(timeout:)`
-    /// is measured on the clock passed there, real time by default.
-    public var clock: any Clock<Duration>
+    public var timeToLive: TimeInterval?
+    /// The clock every wait of the lifecycle runs on: refreshes, backoff, the degraded deadline and
+    /// the bound of a shutdown; real time unless an SDK sets ``clock`` (from iOS 16) or a test sets
+    /// the testing library's `testClock`.
+    package var timer: any TimerClock = SystemTimerClock()
     /// Called with each step of the lifecycle, on the lifecycle's task, before what the step causes
     /// (the listeners of an announcement, `ready()` returning).
     ///
@@ -58,31 +65,47 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// Creates a configuration.
     ///
     /// - Parameters:
-    ///   - refreshInterval: How long after a successful fetch the lifecycle fetches again.
+    ///   - refreshInterval: How long after a successful fetch the lifecycle fetches again, in seconds.
     ///   - retryPolicy: How long the lifecycle waits after failed fetches.
     ///   - readinessPolicy: When `ready()` returns.
-    ///   - timeToLive: How long a configuration stays fresh.
-    ///   - clock: The clock every wait of the lifecycle uses.
+    ///   - timeToLive: How long a configuration stays fresh, in seconds.
     ///   - diagnostics: Called with each step of the lifecycle.
     ///   - cache: Where the last good configuration is kept between launches.
     ///   - initialConfig: A configuration to start from.
     public init(
-        refreshInterval: Duration? = .seconds(300),
+        refreshInterval: TimeInterval? = 300,
         retryPolicy: RetryPolicy = RetryPolicy(),
         readinessPolicy: ReadinessPolicy = .cachedOrLive,
-        timeToLive: Duration? = nil,
-        clock: any Clock<Duration> = ContinuousClock(),
+        timeToLive: TimeInterval? = nil,
         diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)? = nil,
         cache: (any ConfigCache<Config>)? = nil,
         initialConfig: Config? = nil
     ) {
-        self.refreshInterval = refreshInterval.map { max($0, Self.minimumRefreshInterval) }
+        self.refreshInterval = refreshInterval.map(Self.atLeastMinimum)
         self.retryPolicy = retryPolicy
         self.readinessPolicy = readinessPolicy
         self.timeToLive = timeToLive
-        self.clock = clock
         self.diagnostics = diagnostics
         self.cache = cache
         self.initialConfig = initialConfig
+    }
+
+    /// The clock every wait of the lifecycle runs on: real time (`ContinuousClock`) unless you set
+    /// another.
+    ///
+    /// It measures the refreshes, the backoff, the degraded deadline and the bound of a shutdown.
+    /// The lifecycle measures its intervals (``refreshInterval``, ``timeToLive``, the retry
+    /// policy's delays) on it, from the instant the lifecycle starts. Before iOS 16 the lifecycle
+    /// runs in real time; tests set the testing library's `testClock` instead, at every platform.
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    public var clock: any Clock<Duration> {
+        get { (timer as? any ClockBackedTimer)?.anyClock ?? ContinuousClock() }
+        set { timer = Self.timer(on: newValue) }
+    }
+
+    /// A timer clock on `clock`, which opens the existential the setter is given.
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    private static func timer<C: Clock>(on clock: C) -> any TimerClock where C.Duration == Duration {
+        ClockTimer(clock)
     }
 }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A step of the SDK's configuration lifecycle, reported to
 /// ``LifecycleConfiguration/diagnostics`` for logs, diagnostics screens and tests.
 ///
@@ -15,8 +17,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A fetch succeeded and the store took the configuration.
     case configApplied(ConfigChange)
     /// A fetch failed (a ``JSONDecodingError`` for a malformed body); the last good configuration
-    /// stays in place and the next fetch is in `retryIn`.
-    case fetchFailed(any Error, attempt: Int, retryIn: Duration)
+    /// stays in place and the next fetch is in `retryIn` seconds.
+    case fetchFailed(any Error, attempt: Int, retryIn: TimeInterval)
     /// ``LifecycleConfiguration/initialConfig`` was applied.
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
@@ -31,8 +33,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A new configuration could not be written to the cache, or a corrupt one deleted; the
     /// configuration in effect stays.
     case cacheWriteFailed(any Error)
-    /// The next refresh is due in the given duration.
-    case refreshScheduled(in: Duration)
+    /// The next refresh is due in the given number of seconds.
+    case refreshScheduled(in: TimeInterval)
     /// The readiness policy made the SDK ready without a configuration.
     case degradedStart(any Error)
     /// A fetch error ended readiness for good (it adopts ``FetchRetryAdvice`` with
@@ -73,7 +75,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         case .configApplied(let change):
             "fetched: \(change)"
         case .fetchFailed(let error, let attempt, let delay):
-            "fetch failed (attempt \(attempt)): \(error); retrying in \(delay)"
+            "fetch failed (attempt \(attempt)): \(error); retrying in \(delay) seconds"
         case .initialConfigApplied(let change):
             "initial config: \(change)"
         case .cacheLoaded(let change):
@@ -87,7 +89,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         case .cacheWriteFailed(let error):
             "cache not written: \(error)"
         case .refreshScheduled(let delay):
-            "next refresh in \(delay)"
+            "next refresh in \(delay) seconds"
         case .degradedStart(let error):
             "ready degraded, without a configuration: \(error)"
         case .readinessFailed(let error):

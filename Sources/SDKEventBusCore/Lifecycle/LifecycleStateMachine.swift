@@ -1,3 +1,5 @@
+import Foundation
+
 /// The transitions of a ``ConfigLifecycle``'s schedule: when the loop fetches, and who waits for it.
 ///
 /// Plain synchronous state, generic over the loop's waiter and a `refreshNow()` caller's, so that
@@ -68,8 +70,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     private var loop = Loop.running
     private var refreshes: [UInt64: Refresh] = [:]
     private var nextRefreshID: UInt64 = 0
-    /// When the last fetch succeeded, as time on the lifecycle's clock since it started.
-    private(set) var lastSuccessfulFetch: Duration?
+    /// When the last fetch succeeded, as time on the lifecycle's clock since it started, in seconds.
+    private(set) var lastSuccessfulFetch: TimeInterval?
     /// Why the loop ended, when not by shutdown: the error that ended readiness.
     var stopReason: (any Error)?
 
@@ -154,7 +156,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     }
 
     /// Ends a fetch; returns the refresh callers waiting for it.
-    mutating func finishFetch(succeededAt time: Duration?) -> [RefreshWaiter] {
+    mutating func finishFetch(succeededAt time: TimeInterval?) -> [RefreshWaiter] {
         isFetching = false
         if let time { lastSuccessfulFetch = time }
         return takeRefreshWaiters()
@@ -194,7 +196,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// Asks for a fetch when the last successful one is older than `timeToLive` at `now`.
     ///
     /// - Returns: Whether it asked, and the parked loop to resume with ``LoopWake/fetch``.
-    mutating func triggerIfStale(timeToLive: Duration, now: Duration?) -> (triggered: Bool, wake: LoopWaiter?) {
+    mutating func triggerIfStale(timeToLive: TimeInterval, now: TimeInterval?) -> (triggered: Bool, wake: LoopWaiter?) {
         guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetch, let now,
             now - last >= timeToLive
         else { return (false, nil) }

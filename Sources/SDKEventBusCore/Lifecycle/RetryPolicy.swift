@@ -1,3 +1,5 @@
+public import Foundation
+
 /// How long the SDK waits before fetching again after a failure: capped exponential backoff with
 /// jitter.
 ///
@@ -6,7 +8,7 @@
 /// do not retry together.
 ///
 /// ```swift
-/// let policy = RetryPolicy(initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(60), jitter: 0.2)
+/// let policy = RetryPolicy(initialDelay: 1, multiplier: 2, maximumDelay: 60, jitter: 0.2)
 /// // failures 1, 2, 3, … wait about 1 s, 2 s, 4 s, … 60 s, each shortened by up to 20 %.
 /// ```
 ///
@@ -14,34 +16,39 @@
 /// that a misconfigured policy cannot hammer the configuration server in a loop.
 public struct RetryPolicy: Sendable {
     /// The shortest wait after a failure: 100 ms.
-    static let minimumDelay: Duration = .milliseconds(100)
+    static let minimumDelay: TimeInterval = 0.1
 
-    /// The wait after the first failure.
-    public var initialDelay: Duration
+    /// The longest wait a policy allows: a day.
+    static let longestDelay: TimeInterval = 86_400
+
+    /// The wait after the first failure, in seconds.
+    public var initialDelay: TimeInterval
     /// How much each further consecutive failure multiplies the wait.
     public var multiplier: Double
-    /// The longest wait.
-    public var maximumDelay: Duration
+    /// The longest wait, in seconds.
+    public var maximumDelay: TimeInterval
     /// The largest fraction, from 0 to 1, by which a wait is randomly shortened.
     public var jitter: Double
 
     /// Creates a policy.
     ///
     /// - Parameters:
-    ///   - initialDelay: The wait after the first failure, at least 100 ms.
+    ///   - initialDelay: The wait after the first failure, in seconds: from ``minimumDelay`` to a
+    ///     day (1 s when it is not a number).
     ///   - multiplier: How much each further consecutive failure multiplies the wait (at least 1).
-    ///   - maximumDelay: The longest wait, from `initialDelay` to a day.
+    ///   - maximumDelay: The longest wait, in seconds: from `initialDelay` to a day.
     ///   - jitter: The largest fraction, from 0 to 1, by which a wait is randomly shortened.
     public init(
-        initialDelay: Duration = .seconds(1),
+        initialDelay: TimeInterval = 1,
         multiplier: Double = 2,
-        maximumDelay: Duration = .seconds(60),
+        maximumDelay: TimeInterval = 60,
         jitter: Double = 0.2
     ) {
-        let day = Duration.seconds(86_400)
-        self.initialDelay = min(max(initialDelay, Self.minimumDelay), day)
+        let initial = initialDelay.isNaN ? 1 : initialDelay
+        self.initialDelay = min(max(initial, Self.minimumDelay), Self.longestDelay)
         self.multiplier = multiplier.isFinite ? max(multiplier, 1) : 2
-        self.maximumDelay = min(max(maximumDelay, self.initialDelay), day)
+        let maximum = maximumDelay.isNaN ? Self.longestDelay : maximumDelay
+        self.maximumDelay = min(max(maximum, self.initialDelay), Self.longestDelay)
         self.jitter = jitter.isFinite ? min(max(jitter, 0), 1) : 0.2
     }
 
@@ -50,11 +57,11 @@ public struct RetryPolicy: Sendable {
     /// - Parameters:
     ///   - failures: How many fetches in a row have failed, from 1.
     ///   - random: A number in `0..<1` that picks the jitter; the SDK passes a random one.
-    /// - Returns: How long to wait before fetching again, at least ``minimumDelay``.
-    func delay(afterFailures failures: Int, random: Double) -> Duration {
-        // In seconds, clamped to the cap before converting back, so no product can overflow.
-        let maximum = maximumDelay / .seconds(1)
-        var delay = min(initialDelay / .seconds(1), maximum)
+    /// - Returns: How long to wait before fetching again, in seconds, at least ``minimumDelay``.
+    func delay(afterFailures failures: Int, random: Double) -> TimeInterval {
+        // Clamped to the cap at every step, so no product can overflow.
+        let maximum = maximumDelay
+        var delay = min(initialDelay, maximum)
         var steps = max(failures, 1) - 1
         // Stops once the delay stops growing (at the cap, or with a multiplier of 1), so even
         // `Int.max` failures take a few dozen steps.
@@ -65,6 +72,6 @@ public struct RetryPolicy: Sendable {
             steps -= 1
         }
         let unit = random.isFinite ? min(max(random, 0), 1) : 0
-        return max(.seconds(delay * (1 - jitter * unit)), Self.minimumDelay)
+        return max(delay * (1 - jitter * unit), Self.minimumDelay)
     }
 }

@@ -135,7 +135,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             let date = fetchedAt ?? (source == .live ? now : nil)
             let readiness = Readiness(
                 source: source,
-                configAge: date.map { .seconds(max(0, now.timeIntervalSince($0))) },
+                configAge: date.map { max(0, now.timeIntervalSince($0)) },
                 date: now
             )
             // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
@@ -235,28 +235,54 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         try await gate.wait()
     }
 
-    /// Returns how the store became ready, or throws when `timeout` passes first on `clock`.
+    /// Returns how the store became ready, or throws when `timeout` passes first, in real time.
     ///
     /// A timeout ends only this wait: the store stays as it was, and a later ``waitForReady()``
-    /// can still succeed.
+    /// can still succeed. (Tests pass the testing library's `TestClock` to the overload it adds.)
+    ///
+    /// - Parameter timeout: How long to wait, in seconds.
+    /// - Returns: How the store became ready.
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
+    ///   ``waitForReady()`` otherwise.
+    @discardableResult
+    public nonisolated func waitForReady(timeout: TimeInterval) async throws -> Readiness {
+        try await waitForReady(timeout: timeout, on: SystemTimerClock())
+    }
+
+    /// Returns how the store became ready, or throws when `timeout` passes first on `clock`.
+    ///
+    /// As ``waitForReady(timeout:)``, measured on a clock of your own.
     ///
     /// - Parameters:
     ///   - timeout: How long to wait.
-    ///   - clock: The clock that measures `timeout`: real time unless you pass another (tests pass a
-    ///     manual one, and must then advance it).
+    ///   - clock: The clock that measures `timeout`.
     /// - Returns: How the store became ready.
-    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline
+    /// - Throws: ``ReadinessError/timedOut(after:)`` (with `timeout` in seconds) when the deadline
     ///   passes first, and as ``waitForReady()`` otherwise.
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
     @discardableResult
-    public nonisolated func waitForReady<C: Clock>(
-        timeout: Duration,
-        clock: C = ContinuousClock()
-    ) async throws -> Readiness where C.Duration == Duration {
+    public nonisolated func waitForReady<C: Clock>(timeout: Duration, clock: C) async throws -> Readiness
+    where C.Duration == Duration {
+        try await waitForReady(timeout: timeout.timeInterval, on: ClockTimer(clock))
+    }
+
+    /// Returns how the store became ready, or throws when `timeout` passes first on `timer`: what
+    /// every timed wait for readiness runs.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait, in seconds.
+    ///   - timer: The clock that measures `timeout`.
+    /// - Returns: How the store became ready.
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
+    ///   ``waitForReady()`` otherwise.
+    package nonisolated func waitForReady(timeout: TimeInterval, on timer: some TimerClock) async throws
+        -> Readiness
+    {
         if let readiness = gate.outcome { return readiness }
         return try await withThrowingTaskGroup(of: Readiness.self) { group in
             group.addTask { try await self.gate.wait() }
             group.addTask {
-                try await clock.sleep(for: timeout)
+                try await timer.sleep(for: timeout)
                 throw ReadinessError.timedOut(after: timeout)
             }
             defer { group.cancelAll() }

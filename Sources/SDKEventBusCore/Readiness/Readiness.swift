@@ -16,10 +16,10 @@ public import Foundation
 public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     /// Where the configuration came from, or ``ConfigSource/degraded`` when there is none.
     public var source: ConfigSource
-    /// How old the configuration was when the SDK became ready: zero for a live one, the time since
-    /// it was saved for a cached one; `nil` when unknown (an initial configuration, a cache that
-    /// keeps no date) or when degraded.
-    public var configAge: Duration?
+    /// How old the configuration was when the SDK became ready, in seconds: zero for a live one, the
+    /// time since it was saved for a cached one; `nil` when unknown (an initial configuration, a
+    /// cache that keeps no date) or when degraded.
+    public var configAge: TimeInterval?
     /// For a degraded start, the error of the attempt that failed (or the deadline that passed).
     public var error: (any Error)?
     /// When the SDK became ready.
@@ -29,10 +29,12 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     ///
     /// - Parameters:
     ///   - source: Where the configuration came from.
-    ///   - configAge: How old the configuration was.
+    ///   - configAge: How old the configuration was, in seconds.
     ///   - error: For a degraded start, why.
     ///   - date: When the SDK became ready.
-    public init(source: ConfigSource, configAge: Duration? = nil, error: (any Error)? = nil, date: Date = Date()) {
+    public init(
+        source: ConfigSource, configAge: TimeInterval? = nil, error: (any Error)? = nil, date: Date = Date()
+    ) {
         self.source = source
         self.configAge = configAge
         self.error = error
@@ -52,8 +54,8 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     /// The age is left out when it is zero, as it always is for a live configuration.
     public var description: String {
         var details = ["\(source)"]
-        if let configAge, configAge > .zero {
-            details.append("configuration \(String(format: "%.1f", configAge / .seconds(1))) s old")
+        if let configAge, configAge > 0 {
+            details.append("configuration \(String(format: "%.1f", configAge)) s old")
         }
         var text = "ready (\(details.joined(separator: ", ")))"
         if let error { text += ": \(error)" }

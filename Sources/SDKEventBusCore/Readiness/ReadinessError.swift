@@ -1,18 +1,20 @@
+public import Foundation
+
 /// Why waiting for readiness ended without the SDK becoming ready.
 ///
 /// Cancelling the waiting task throws `CancellationError` instead.
 ///
 /// ```swift
 /// do {
-///     try await sdk.ready(timeout: .seconds(2))
+///     try await sdk.ready(timeout: 2)
 /// } catch ReadinessError.timedOut {
 ///     showCachedContent()   // the SDK keeps loading; a later ready() can still succeed
 /// }
 /// ```
 public enum ReadinessError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The deadline passed before the first configuration arrived; the SDK keeps loading, and a
-    /// later `ready()` can still succeed.
-    case timedOut(after: Duration)
+    /// The deadline, in seconds, passed before the first configuration arrived; the SDK keeps
+    /// loading, and a later `ready()` can still succeed.
+    case timedOut(after: TimeInterval)
     /// The SDK was shut down: it will never become ready; create a new one.
     case shutDown
 
@@ -20,7 +22,7 @@ public enum ReadinessError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .timedOut(let timeout):
-            "the SDK did not become ready within \(timeout); "
+            "the SDK did not become ready within \(timeout) seconds; "
                 + "it is still loading its configuration, and a later ready() can still succeed"
         case .shutDown:
             "the SDK was shut down and will not become ready; create a new client"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The readiness gate behind a config store: waiters suspend on continuations that the outcome, a
 /// cancellation or shutdown resumes, each exactly once.
 ///

@@ -1,16 +1,18 @@
+public import Foundation
+
 /// When an SDK becomes ready: the choice between waiting for fresh configuration and never keeping
 /// an app waiting.
 ///
 /// ```swift
 /// configuration.readinessPolicy = .live                            // only fresh configuration
 /// configuration.readinessPolicy = .cachedOrLive                    // the default
-/// configuration.readinessPolicy = .degraded(deadline: .seconds(3)) // never hang at launch
+/// configuration.readinessPolicy = .degraded(deadline: 3)          // never hang at launch
 /// ```
 public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
     enum Kind: Equatable {
         case live
         case cachedOrLive
-        case degraded(deadline: Duration?)
+        case degraded(deadline: TimeInterval?)
     }
 
     let kind: Kind
@@ -32,10 +34,10 @@ public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
     /// degraded after the first failed fetch, or when `deadline` passes first. A later successful
     /// fetch is announced as an update.
     ///
-    /// - Parameter deadline: How long to wait for the first configuration at most, on the
+    /// - Parameter deadline: How long to wait for the first configuration at most, in seconds on the
     ///   lifecycle's clock; `nil` waits for the first attempt to fail.
     /// - Returns: The policy.
-    public static func degraded(deadline: Duration? = nil) -> ReadinessPolicy {
+    public static func degraded(deadline: TimeInterval? = nil) -> ReadinessPolicy {
         ReadinessPolicy(kind: .degraded(deadline: deadline))
     }
 
@@ -53,7 +55,7 @@ public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
         switch kind {
         case .live: "live"
         case .cachedOrLive: "cached or live"
-        case .degraded(let deadline?): "degraded after \(deadline)"
+        case .degraded(let deadline?): "degraded after \(deadline) seconds"
         case .degraded(nil): "degraded after the first failure"
         }
     }

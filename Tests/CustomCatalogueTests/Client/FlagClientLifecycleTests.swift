@@ -24,13 +24,13 @@ import Testing
     }
 
     @Test func thousandConcurrentReadyCallersGetTheSameReadinessOnce() async throws {
-        let service = harness.service([.delayed(.seconds(1), .body(FlagFixtures.data))])
+        let service = harness.service([.delayed(1, .body(FlagFixtures.data))])
         let (client, _, events) = harness.client(service)
         let clock = self.clock
         let readinesses = try await withThrowingTaskGroup(of: Readiness.self) { group in
             for _ in 0..<1_000 { group.addTask { try await client.ready() } }
             try await clock.waitForSleepers(1)  // the first fetch waits for the test
-            clock.advance(by: .seconds(1))
+            clock.advance(by: 1)
             return try await group.reduce(into: [Readiness]()) { $0.append($1) }
         }
         let first = try #require(readinesses.first)
@@ -41,27 +41,27 @@ import Testing
     }
 
     @Test func cancelledReadyCallerThrowsCancellationWhileOthersBecomeReady() async throws {
-        let (client, _, _) = harness.client(harness.service([.delayed(.seconds(1), .body(FlagFixtures.data))]))
+        let (client, _, _) = harness.client(harness.service([.delayed(1, .body(FlagFixtures.data))]))
         let cancelled = Task { try await client.ready() }
         let kept = Task { try await client.ready() }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
+        clock.advance(by: 1)
         #expect(try await kept.value.source == .live)
         await client.shutdown()
     }
 
     @Test func readyTimeoutOnTheTestClockThrowsAndALaterReadySucceeds() async throws {
-        let (client, _, _) = harness.client(harness.service([.delayed(.seconds(10), .body(FlagFixtures.data))]))
+        let (client, _, _) = harness.client(harness.service([.delayed(10, .body(FlagFixtures.data))]))
         let clock = self.clock
-        let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
+        let timed = Task { try await client.ready(timeout: 2, clock: clock) }
         try await clock.waitForSleepers(2)  // the fetch's 10 s and the caller's 2 s
-        clock.advance(by: .seconds(2))
+        clock.advance(by: 2)
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
-        #expect(error == .timedOut(after: .seconds(2)))
+        #expect(error == .timedOut(after: 2))
         #expect(client.status.isReady == false, "the lifecycle keeps going")
-        clock.advance(by: .seconds(8))
+        clock.advance(by: 8)
         #expect(try await client.ready().source == .live)
         #expect(client.config == FlagFixtures.flagSet)
         await client.shutdown()
@@ -75,7 +75,7 @@ import Testing
         let readiness = try await client.ready()
         #expect(readiness.source == .degraded)
         #expect(client.config == nil)
-        #expect(try await clock.advanceToNextDeadline() == .seconds(1), "retried with backoff")
+        #expect(try await clock.advanceToNextDeadline() == 1, "retried with backoff")
         let keys = FlagFixtures.flagSet.flags.keys.sorted()
         #expect(
             try await events.next(2) == [
@@ -90,12 +90,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = JSONFileConfigCache<FlagSet>(directory: directory)
         try cache.save(FlagFixtures.flagSet, body: FlagFixtures.flagSet.encodedForCache())
-        let service = harness.service([.delayed(.seconds(1), .body(FlagFixtures.secondVersionData))])
+        let service = harness.service([.delayed(1, .body(FlagFixtures.secondVersionData))])
         let (client, _, events) = harness.client(service, configuration: harness.configuration(cache: cache))
         #expect(try await client.ready().source == .cache)
         #expect(client.config == FlagFixtures.flagSet)
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
+        clock.advance(by: 1)
         #expect(
             try await events.next(2) == [
                 .initialized(InitializedPayload(source: .cache, flagCount: 9)),
@@ -114,7 +114,7 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data), .body(FlagFixtures.secondVersionData)])
         let (client, _, events) = harness.client(service)
         try await client.ready()
-        #expect(try await clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await clock.advanceToNextDeadline() == 60)
         #expect(
             try await events.next(2) == [
                 Self.initializedLive, .flagsChanged(FlagsChangedPayload(changedKeys: ["myBoolFlag"])),
@@ -129,7 +129,7 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data)], afterScript: nil)
         let (client, _, events) = harness.client(service)
         try await client.ready()
-        for _ in 0..<2 { #expect(try await clock.advanceToNextDeadline() == .seconds(60)) }
+        for _ in 0..<2 { #expect(try await clock.advanceToNextDeadline() == 60) }
         try await harness.steps.wait(for: 2, "two unchanged refreshes") { $0.appliedChange == .unchanged }
         await client.bus.flush()
         #expect(events.payloads == [Self.initializedLive])
@@ -153,14 +153,14 @@ import Testing
         let service = harness.service([.body(FlagFixtures.data), .body(malformed.body), .body(FlagFixtures.data)])
         let (client, _, events) = harness.client(service)
         try await client.ready()
-        #expect(try await clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await clock.advanceToNextDeadline() == 60)
         try await harness.steps.wait("a failed fetch") { $0.failure != nil }
         let error = try #require(harness.steps.steps.compactMap(\.failure).first as? JSONDecodingError)
         #expect(error.code == malformed.code)
         if let path = malformed.path { #expect(error.path == path) }
         #expect(client.config == FlagFixtures.flagSet, "the last good flag set stays")
         #expect(client.status.lastFetchError is JSONDecodingError)
-        #expect(try await clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
+        #expect(try await clock.advanceToNextDeadline() == 1, "the lifecycle goes on, with backoff")
         try await harness.steps.wait("an unchanged refresh") { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
@@ -175,7 +175,7 @@ import Testing
         #expect(client.status.isReady == false)
         #expect(client.config == nil)
         #expect(events.payloads.isEmpty)
-        #expect(try await clock.advanceToNextDeadline() == .seconds(1))
+        #expect(try await clock.advanceToNextDeadline() == 1)
         #expect(try await client.ready().source == .live)
         #expect(client.config == FlagFixtures.flagSet)
         await client.shutdown()
@@ -195,7 +195,7 @@ import Testing
         }
         let later = await #expect(throws: ReadinessError.self) { try await client.ready() }
         #expect(later == .shutDown)
-        let timed = await #expect(throws: ReadinessError.self) { try await client.ready(timeout: .seconds(1)) }
+        let timed = await #expect(throws: ReadinessError.self) { try await client.ready(timeout: 1) }
         #expect(timed == .shutDown)
         #expect(harness.steps.steps.last.map { if case .stopped = $0 { true } else { false } } == true)
     }
@@ -207,7 +207,7 @@ import Testing
         try await clock.waitForSleepers(1)  // the next refresh
         await client.shutdown()
         let fetches = service.fetchCount
-        clock.advance(by: .seconds(3_600))
+        clock.advance(by: 3_600)
         #expect(service.fetchCount == fetches)
         #expect(clock.sleeperCount == 0)
         #expect(client.config == FlagFixtures.flagSet)

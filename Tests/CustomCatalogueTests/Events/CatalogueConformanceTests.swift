@@ -10,7 +10,7 @@ import Testing
     // MARK: Catalogues that keep their contract
 
     /// One value of each payload struct of the flag catalogue.
-    static let flagTypedSamples: [any TypedPayload<FlagEvent>] = [
+    static let flagTypedSamples: [any TypedPayload] = [
         InitializedPayload(source: .live), FlagsChangedPayload(changedKeys: ["a"]), FlagErrorPayload(message: "boom"),
         StalePayload(reason: "offline"), ReconcilingPayload(), ContextChangedPayload(targetingKey: "user-1"),
     ]
@@ -33,6 +33,15 @@ import Testing
             replayRules: [.initialized: .sticky],
             samples: [.initialized, .flagsChanged(["myBoolFlag"]), .error("JSON rejected")]
         )
+    }
+
+    @Test func conformanceFailsNamingATypedSampleOfAnotherCatalogue() {
+        var drifted = Self.drifted
+        drifted.typedSamples = [FlagsChangedPayload(changedKeys: ["a"])]
+        #expect(
+            drifted.problems.contains {
+                $0.hasPrefix("FlagsChangedPayload is a payload of FlagEvent, not of DriftedFlagEvent")
+            })
     }
 
     @Test func conformanceFailsNamingARenamedRawValue() {

@@ -124,10 +124,10 @@ import Testing
     @Test func timeoutOnTheTestClockThrowsATypedErrorAndALaterWaitSucceeds() async throws {
         let clock = TestClock()
         let store = self.store
-        let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        #expect(try await clock.advanceToNextDeadline() == .seconds(5))
+        let timed = Task { try await store.waitForReady(timeout: 5, clock: clock) }
+        #expect(try await clock.advanceToNextDeadline() == 5)
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
-        #expect(error == .timedOut(after: .seconds(5)))
+        #expect(error == .timedOut(after: 5))
         #expect(store.isReady == false)
         #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
 
@@ -140,7 +140,7 @@ import Testing
     @Test func waitWithATimeoutReturnsWhenReadyComesFirstAndStopsItsTimer() async throws {
         let clock = TestClock()
         let store = self.store
-        let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
+        let timed = Task { try await store.waitForReady(timeout: 5, clock: clock) }
         try await clock.waitForSleepers(1)
         await store.setConfig(FlagFixtures.flagSet)
         #expect(try await timed.value.source == .live)

@@ -1,3 +1,4 @@
+import Foundation
 import SDKEventBusCore
 import SDKEventBusTesting
 
@@ -9,7 +10,7 @@ struct FlagHarness: Sendable {
 
     /// Backoff 1 s, 2 s, 4 s … capped at 30 s, no jitter.
     static let retryPolicy = RetryPolicy(
-        initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0)
+        initialDelay: 1, multiplier: 2, maximumDelay: 30, jitter: 0)
 
     /// A scripted flag service on the harness's clock.
     func service(
@@ -21,7 +22,7 @@ struct FlagHarness: Sendable {
 
     /// The lifecycle settings of a flag client on the harness's clock.
     func configuration(
-        refreshInterval: Duration? = .seconds(60),
+        refreshInterval: TimeInterval? = 60,
         readinessPolicy: ReadinessPolicy = .cachedOrLive,
         cache: (any ConfigCache<FlagSet>)? = nil
     ) -> FlagConfiguration {
@@ -29,10 +30,10 @@ struct FlagHarness: Sendable {
             refreshInterval: refreshInterval,
             retryPolicy: Self.retryPolicy,
             readinessPolicy: readinessPolicy,
-            clock: clock,
+
             diagnostics: steps.handler,
             cache: cache
-        )
+        ).on(clock)
     }
 
     /// A flag client of `service`, the SDK's emitter, and a recorder of every event it fires.

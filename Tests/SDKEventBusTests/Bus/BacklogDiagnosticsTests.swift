@@ -1,3 +1,4 @@
+import Foundation
 import SDKEventBus
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
             let lane: String
             let pending: Int
             let highWaterMark: Int
-            let oldestAge: Duration
+            let oldestAge: TimeInterval
             let description: String
         }
 

@@ -182,7 +182,7 @@ struct TemporaryDirectory {
         let client = await makeClient([.config(b)], cache: cache)
         let readiness = try await client.ready()
         #expect(readiness.source == .cache)
-        #expect((readiness.configAge ?? .zero) >= .seconds(119), "the age comes from the actor's lastSaved")
+        #expect((readiness.configAge ?? .zero) >= 119, "the age comes from the actor's lastSaved")
         await harness.diagnostics.wait { $0.isCacheSaved }
         #expect(try await cache.load() == b)
         #expect(await cache.saveCount == 1)
@@ -202,13 +202,13 @@ struct TemporaryDirectory {
     }
 
     @Test func injectedConfigMakesTheClientReadyAtOnceAndTheNetworkTakesOver() async throws {
-        let client = await makeClient([.delayed(.seconds(5), .config(b))], initialConfig: a)
+        let client = await makeClient([.delayed(5, .config(b))], initialConfig: a)
         try await client.ready()
         #expect(client.status.source == .initial)
         #expect(client.config == a)
         // Ready from the initial configuration before the fetch starts: wait for its delay.
         try await harness.clock.waitForSleepers(1)
-        harness.clock.advance(by: .seconds(5))
+        harness.clock.advance(by: 5)
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.status.source == .live)
         await client.shutdown()
@@ -217,13 +217,13 @@ struct TemporaryDirectory {
     @Test func statusReportsFailuresAndRecovery() async throws {
         let failure = MockConfigFetchService.Outcome.failure(MockConfigFetchService.SimulatedError("503"))
         let client = await makeClient([failure, failure, .config(a)])
-        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1), "after the first failure")
+        #expect(try await harness.clock.advanceToNextDeadline() == 1, "after the first failure")
         await harness.diagnostics.wait(for: 2) { $0.isFetchFailed }
         let failing = client.status
         #expect(failing.consecutiveFailures == 2)
         #expect(failing.lastFetchError is MockConfigFetchService.SimulatedError)
         #expect(failing.lastSuccessfulFetch == nil && !failing.isReady)
-        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(2), "after the second")
+        #expect(try await harness.clock.advanceToNextDeadline() == 2, "after the second")
         try await client.ready()
         await harness.diagnostics.wait { $0.appliedChange == .first }
         let recovered = client.status

@@ -22,12 +22,12 @@
 
         @Test func modelBecomesReadyWithTheReadinessSourceWhenTheClientDoes() async throws {
             guard #available(iOS 17, macOS 14, tvOS 17, watchOS 10, *) else { return }
-            let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .config(a))]))
+            let (client, _) = rig.client(rig.service([.delayed(1, .config(a))]))
             let model = client.observableStatus
             #expect(!model.status.isReady)
             let changed = observing { _ = model.status.isReady }
             try await rig.clock.waitForSleepers(1)
-            rig.clock.advance(by: .seconds(1))
+            rig.clock.advance(by: 1)
             for await _ in changed {}
             await MainActor.run {}  // the update that notified has now been applied
             #expect(model.status.isReady)
@@ -40,11 +40,11 @@
         @Test func modelReportsTheLastErrorAndClearsItOnRecovery() async throws {
             guard #available(iOS 17, macOS 14, tvOS 17, watchOS 10, *) else { return }
             let failure = MockConfigFetchService.SimulatedError("offline")
-            let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .failure(failure)), .config(a)]))
+            let (client, _) = rig.client(rig.service([.delayed(1, .failure(failure)), .config(a)]))
             let model = client.observableStatus
             let failed = observing { _ = model.status.consecutiveFailures }
             try await rig.clock.waitForSleepers(1)
-            rig.clock.advance(by: .seconds(1))
+            rig.clock.advance(by: 1)
             for await _ in failed {}
             await MainActor.run {}
             #expect(model.status.consecutiveFailures == 1)

@@ -17,17 +17,17 @@ import Testing
     func makeClient(
         _ script: [MockConfigFetchService.Outcome],
         afterScript: MockConfigFetchService.Outcome? = .hang,
-        refreshInterval: Duration? = .seconds(60)
+        refreshInterval: TimeInterval? = 60
     ) async throws -> (SDKClient, MockConfigFetchService, EventEmitter) {
         let service = harness.mock(script, afterScript: afterScript)
         let (client, emitter) = harness.client(service, refreshInterval: refreshInterval)
-        #expect(try await harness.clock.nextDeadline() == .seconds(1), "the first fetch waits for the test")
+        #expect(try await harness.clock.nextDeadline() == 1, "the first fetch waits for the test")
         return (client, service, emitter)
     }
 
     @Test func clientBecomesReadyFromTheFirstFetchAndTheConfigIsReadable() async throws {
         let (client, _, _) = try await makeClient([.config(a)])
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
         #expect(client.config == a)
         await client.bus.flush()
@@ -38,13 +38,16 @@ import Testing
     @Test func zeroRefreshIntervalIsRaisedToTheOneSecondFloorInsteadOfSpinning() async throws {
         var settings = SDKConfiguration(refreshInterval: .zero)
         #expect(settings.refreshInterval == LifecycleConfiguration<ProjectConfig>.minimumRefreshInterval)
-        settings.refreshInterval = .milliseconds(1)
-        #expect(settings.refreshInterval == .seconds(1), "the setter keeps the floor too")
+        settings.refreshInterval = 0.001
+        #expect(settings.refreshInterval == 1, "the setter keeps the floor too")
+        settings.refreshInterval = .nan
+        #expect(settings.refreshInterval == 1, "an interval that is not a number cannot spin either")
+        #expect(SDKConfiguration(refreshInterval: -.infinity).refreshInterval == 1)
 
         let (client, service, _) = try await makeClient([.config(a), .config(a), .config(a)], refreshInterval: .zero)
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
-        for _ in 0..<2 { #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1)) }
+        for _ in 0..<2 { #expect(try await harness.clock.advanceToNextDeadline() == 1) }
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3, "one fetch per second, not a hot loop")
         await client.shutdown()
@@ -56,11 +59,11 @@ import Testing
             .failure(failure), .failure(failure), .failure(failure), .config(a),
         ])
         let waiter = Task { try await client.ready() }
-        harness.clock.advance(by: .seconds(1))
-        var delays: [Duration] = []
+        harness.clock.advance(by: 1)
+        var delays: [TimeInterval] = []
         for _ in 0..<3 { delays.append(try await harness.clock.advanceToNextDeadline()) }
         _ = try await waiter.value
-        #expect(delays == [.seconds(1), .seconds(2), .seconds(4)])
+        #expect(delays == [1, 2, 4])
         #expect(service.fetchCount == 4)
         #expect(harness.diagnostics.steps.compactMap(\.retryDelay) == delays)
         await client.shutdown()
@@ -70,21 +73,21 @@ import Testing
         let failure = MockConfigFetchService.SimulatedError("503")
         let (client, service, _) = try await makeClient(
             Array(repeating: .failure(failure), count: 1_000) + [.config(a)])
-        harness.clock.advance(by: .seconds(1))
-        var delays: [Duration] = []
+        harness.clock.advance(by: 1)
+        var delays: [TimeInterval] = []
         for _ in 0..<1_000 { delays.append(try await harness.clock.advanceToNextDeadline()) }
         try await client.ready()
-        #expect(Array(delays.prefix(6)) == [1, 2, 4, 8, 16, 30].map { Duration.seconds($0) })
-        #expect(delays.dropFirst(5).allSatisfy { $0 == .seconds(30) })
+        #expect(Array(delays.prefix(6)) == [1, 2, 4, 8, 16, 30].map { TimeInterval($0) })
+        #expect(delays.dropFirst(5).allSatisfy { $0 == 30 })
         #expect(service.fetchCount == 1_001)
         await client.shutdown()
     }
 
     @Test func refreshFollowsTheIntervalAndAChangedConfigFiresConfigUpdated() async throws {
         let (client, service, _) = try await makeClient([.config(a), .config(b)])
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
-        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await harness.clock.advanceToNextDeadline() == 60)
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.config == b)
         #expect(service.fetchCount == 2)
@@ -100,9 +103,9 @@ import Testing
 
     @Test func refreshWithTheSameConfigFiresNothing() async throws {
         let (client, _, _) = try await makeClient([.config(a), .config(a), .config(a)])
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
-        for _ in 0..<2 { #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60)) }
+        for _ in 0..<2 { #expect(try await harness.clock.advanceToNextDeadline() == 60) }
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .unchanged }
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready])
@@ -112,14 +115,14 @@ import Testing
     @Test(arguments: MalformedBody.corpus)
     func malformedBodyIsRejectedKeepingTheLastGoodConfigWithoutAnyEvent(_ malformed: MalformedBody) async throws {
         let (client, service, _) = try await makeClient([.config(a), .body(malformed.body), .config(a)])
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
-        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await harness.clock.advanceToNextDeadline() == 60)
         await harness.diagnostics.wait { $0.isFetchFailed }
         let error = try #require(harness.diagnostics.steps.compactMap(\.failure).first as? JSONDecodingError)
         #expect(error.code == malformed.code)
         #expect(client.config == a, "the last good config stays")
-        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(1), "the lifecycle goes on, with backoff")
+        #expect(try await harness.clock.advanceToNextDeadline() == 1, "the lifecycle goes on, with backoff")
         await harness.diagnostics.wait { $0.appliedChange == .unchanged }
         #expect(service.fetchCount == 3)
         await client.bus.flush()
@@ -129,25 +132,25 @@ import Testing
 
     @Test func malformedFirstBodyDoesNotMakeTheClientReady() async throws {
         let (client, _, _) = try await makeClient([.body(Data("[]".utf8)), .config(a)])
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         await harness.diagnostics.wait { $0.isFetchFailed }
         #expect(client.store.isReady == false)
         #expect(client.config == nil)
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
         #expect(client.config == a)
         await client.shutdown()
     }
 
     @Test func readyTimeoutThrowsAndALaterReadySucceeds() async throws {
-        let (client, _, _) = try await makeClient([.delayed(.seconds(10), .config(a))])
+        let (client, _, _) = try await makeClient([.delayed(10, .config(a))])
         let clock = harness.clock
-        let timed = Task { try await client.ready(timeout: .seconds(2), clock: clock) }
-        harness.clock.advance(by: .seconds(1))  // the first fetch starts and waits 10 s
+        let timed = Task { try await client.ready(timeout: 2, clock: clock) }
+        harness.clock.advance(by: 1)  // the first fetch starts and waits 10 s
         try await harness.clock.waitForSleepers(2)  // the fetch and the timed wait
-        harness.clock.advance(by: .seconds(2))
-        await #expect(throws: ReadinessError.timedOut(after: .seconds(2))) { try await timed.value }
-        harness.clock.advance(by: .seconds(8))
+        harness.clock.advance(by: 2)
+        await #expect(throws: ReadinessError.timedOut(after: 2)) { try await timed.value }
+        harness.clock.advance(by: 8)
         try await client.ready()
         #expect(client.config == a)
         await client.shutdown()
@@ -162,18 +165,18 @@ import Testing
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         }
         await #expect(throws: ReadinessError.shutDown) { try await client.ready() }
-        await #expect(throws: ReadinessError.shutDown) { try await client.ready(timeout: .seconds(1)) }
+        await #expect(throws: ReadinessError.shutDown) { try await client.ready(timeout: 1) }
     }
 
     @Test func shutdownStopsFetching() async throws {
         let (client, service, _) = try await makeClient([.config(a)], afterScript: nil)
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
         _ = try await harness.clock.nextDeadline()
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
         let fetches = service.fetchCount
-        harness.clock.advance(by: .seconds(3_600))
+        harness.clock.advance(by: 3_600)
         #expect(service.fetchCount == fetches)
         #expect(harness.clock.sleeperCount == 0)
         #expect(client.config == a, "the last config stays readable")
@@ -181,18 +184,18 @@ import Testing
 
     @Test func shutdownDuringAHangingFetchReturnsPromptly() async throws {
         let (client, service, _) = try await makeClient([.hang])
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await service.waitForFetches(1)
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
     }
 
     @Test func shutdownDuringASlowFetchDiscardsItsResult() async throws {
-        let (client, _, _) = try await makeClient([.delayed(.seconds(30), .config(a))])
-        harness.clock.advance(by: .seconds(1))
+        let (client, _, _) = try await makeClient([.delayed(30, .config(a))])
+        harness.clock.advance(by: 1)
         try await harness.clock.waitForSleepers(1)  // the fetch waits its 30 s
         await client.shutdown()
-        harness.clock.advance(by: .seconds(30))
+        harness.clock.advance(by: 30)
         #expect(client.config == nil)
         await client.bus.flush()
         #expect(harness.recorder.events.isEmpty)
@@ -200,11 +203,11 @@ import Testing
 
     @Test func withoutARefreshIntervalTheLifecycleFetchesOnlyOnDemandAfterTheFirstSuccess() async throws {
         let (client, service, _) = try await makeClient([.config(a), .config(b)], refreshInterval: nil)
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         try await client.ready()
         #expect(try await client.refreshNow() == .updated)
         #expect(service.fetchCount == 2)
-        #expect(harness.clock.history == [.seconds(1)], "no refresh was scheduled")
+        #expect(harness.clock.history == [1], "no refresh was scheduled")
         await client.shutdown()
         #expect(harness.diagnostics.steps.contains { $0.isStopped })
     }
@@ -222,7 +225,7 @@ import Testing
         do {
             let (client, _, _) = try await makeClient([.hang])
             weakClient = client
-            harness.clock.advance(by: .seconds(1))
+            harness.clock.advance(by: 1)
         }
         #expect(weakClient == nil)
         await harness.diagnostics.wait { $0.isStopped }

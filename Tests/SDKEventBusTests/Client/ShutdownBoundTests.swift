@@ -18,8 +18,9 @@ import Testing
     func client(_ service: MockConfigFetchService) -> (SDKClient, EventEmitter) {
         let (_, emitter) = EventBus.makeBus()
         let settings = SDKConfiguration(
-            refreshInterval: nil, retryPolicy: LifecycleRig.retryPolicy, clock: rig.clock,
-            diagnostics: rig.steps.handler)
+            refreshInterval: nil, retryPolicy: LifecycleRig.retryPolicy,
+            diagnostics: rig.steps.handler
+        ).on(rig.clock)
         return (SDKClient(emitter: emitter, configuration: settings, fetchService: service), emitter)
     }
 
@@ -41,10 +42,10 @@ import Testing
         defer { stalled.release() }
         client.bus.on(.bucketing, delivery: .isolated(to: stalled)) { _, _ in }
         emitter.fire(SamplePayloads.sample(.bucketing))  // queued for an actor that never runs
-        let shutdown = Task { await client.shutdown(timeout: .seconds(3)) }
+        let shutdown = Task { await client.shutdown(timeout: 3) }
         try await rig.clock.waitForSleepers(1)
-        #expect(try await rig.clock.nextDeadline() == .seconds(3))
-        rig.clock.advance(by: .seconds(3))
+        #expect(try await rig.clock.nextDeadline() == 3)
+        rig.clock.advance(by: 3)
         let report = await shutdown.value
         #expect(report.abandoned == [.delivery])
         #expect(client.status.isShutDown)
@@ -59,7 +60,7 @@ import Testing
         defer { stalled.release() }
         client.bus.on(.bucketing, delivery: .isolated(to: stalled)) { _, _ in }
         emitter.fire(SamplePayloads.sample(.bucketing))
-        let shutdown = Task { await client.shutdown(timeout: .seconds(3)) }
+        let shutdown = Task { await client.shutdown(timeout: 3) }
         try await rig.clock.waitForSleepers(1)
         shutdown.cancel()
         #expect(await shutdown.value.abandoned == [.delivery], "returned without the clock moving")
@@ -78,7 +79,7 @@ import Testing
     @Test func aCacheThatNeverAnswersIsAbandonedAtOnceAndReported() async throws {
         let cache = SilentCache()
         let (_, emitter) = EventBus.makeBus()
-        let settings = SDKConfiguration(clock: rig.clock, cache: cache)
+        let settings = SDKConfiguration(cache: cache).on(rig.clock)
         let client = SDKClient(emitter: emitter, configuration: settings, fetchService: rig.service([.config(a)]))
         await cache.waitForLoad()
         let report = await client.shutdown()
@@ -91,9 +92,9 @@ import Testing
         let (bus, _) = EventBus.makeBus()
         let stuck = Suspension()
         let lifecycle = Task { await stuck.wait() }
-        let drain = Task { await SDKClient.drain(lifecycle: lifecycle, bus: bus, within: .seconds(2), clock: clock) }
+        let drain = Task { await SDKClient.drain(lifecycle: lifecycle, bus: bus, within: 2, clock: clock) }
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(2))
+        clock.advance(by: 2)
         #expect(await drain.value == [.lifecycle])
         stuck.resume()
         await lifecycle.value

@@ -73,9 +73,9 @@ import Testing
     @Test func theDeadlineOnTheClockEndsTheWaitAndCancelsTheOperation() async throws {
         let clock = TestClock()
         let operation = CancellableOperation()
-        let waiter = Task { await FirstResult.run(timeout: .seconds(3), clock: clock) { await operation.run() } }
+        let waiter = Task { await FirstResult.run(timeout: 3, clock: clock) { await operation.run() } }
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(3))
+        clock.advance(by: 3)
         guard case .timedOut = await waiter.value else {
             Issue.record("not timed out")
             return
@@ -85,7 +85,7 @@ import Testing
 
     @Test func anOperationThatEndsFirstLeavesNoSleeperOnTheClock() async {
         let clock = TestClock()
-        _ = await FirstResult.run(timeout: .seconds(3), clock: clock) { 1 }
+        _ = await FirstResult.run(timeout: 3, clock: clock) { 1 }
         #expect(clock.sleeperCount == 0, "the deadline's timer was cancelled")
     }
 

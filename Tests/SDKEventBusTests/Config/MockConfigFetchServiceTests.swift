@@ -41,10 +41,10 @@ import Testing
 
     @Test func delayedOutcomeWaitsOnTheServiceClock() async throws {
         let clock = TestClock()
-        let service = MockConfigFetchService([.delayed(.seconds(3), .config(a))], clock: clock)
+        let service = MockConfigFetchService([.delayed(3, .config(a))], clock: clock)
         let fetch = Task { try await service.fetchLiveConfig() }
-        #expect(try await clock.nextDeadline() == .seconds(3))
-        clock.advance(by: .seconds(3))
+        #expect(try await clock.nextDeadline() == 3)
+        clock.advance(by: 3)
         #expect(try await fetch.value == a)
     }
 
@@ -68,7 +68,7 @@ import Testing
             try await service.waitForFetches(1)
             service.release()
             do {
-                try await service.waitForFinishedFetches(1, within: .seconds(5))
+                try await service.waitForFinishedFetches(1, within: 5)
             } catch {
                 service.release()  // let the stuck fetch go before failing
                 Issue.record("attempt \(attempt): the release was missed: \(error)")
@@ -91,7 +91,7 @@ import Testing
         let third = Task { try await service.fetchLiveConfig() }
         try await service.waitForFetches(3)
         let stillHanging = await #expect(throws: WaitTimeoutError.self) {
-            try await service.waitForFinishedFetches(3, within: .milliseconds(20))
+            try await service.waitForFinishedFetches(3, within: 0.02)
         }
         #expect(stillHanging?.observed == "2 ended of 3 started")
         service.release()

@@ -28,7 +28,7 @@ import Testing
     @discardableResult
     static func withServer<Result>(
         maximumBodySize: Int = 10 * 1024 * 1024,
-        timeout: Duration = .seconds(10),
+        timeout: TimeInterval = 10,
         answering handler: @escaping LoopbackHTTPServer.Handler,
         _ body: (LoopbackHTTPServer, HTTPConfigFetchService<ProjectConfig>) async throws -> Result
     ) async throws -> Result {
@@ -50,7 +50,7 @@ import Testing
     @discardableResult
     static func withServer<Result>(
         maximumBodySize: Int = 10 * 1024 * 1024,
-        timeout: Duration = .seconds(10),
+        timeout: TimeInterval = 10,
         answering response: Response,
         _ body: (LoopbackHTTPServer, HTTPConfigFetchService<ProjectConfig>) async throws -> Result
     ) async throws -> Result {
@@ -158,7 +158,7 @@ import Testing
             await #expect {
                 try await service.fetchLiveConfig()
             } throws: { error in
-                (error as? ConfigFetchError)?.retryAfter == .seconds(7)
+                (error as? ConfigFetchError)?.retryAfter == 7
             }
         }
     }
@@ -166,13 +166,13 @@ import Testing
     @Test func retryAfterAcceptsAnHTTPDate() {
         let now = Date(timeIntervalSince1970: 1_000_000_000)
         // 1,000,000,000 s after the epoch is Sun, 09 Sep 2001 01:46:40 GMT.
-        #expect(ConfigFetchError.retryAfter(header: "Sun, 09 Sep 2001 01:47:00 GMT", now: now) == .seconds(20))
-        #expect(ConfigFetchError.retryAfter(header: "Sunday, 09-Sep-01 01:47:00 GMT", now: now) == .seconds(20))
-        #expect(ConfigFetchError.retryAfter(header: "Sun Sep  9 01:47:00 2001", now: now) == .seconds(20))
-        #expect(ConfigFetchError.retryAfter(header: "120", now: now) == .seconds(120))
+        #expect(ConfigFetchError.retryAfter(header: "Sun, 09 Sep 2001 01:47:00 GMT", now: now) == 20)
+        #expect(ConfigFetchError.retryAfter(header: "Sunday, 09-Sep-01 01:47:00 GMT", now: now) == 20)
+        #expect(ConfigFetchError.retryAfter(header: "Sun Sep  9 01:47:00 2001", now: now) == 20)
+        #expect(ConfigFetchError.retryAfter(header: "120", now: now) == 120)
         #expect(ConfigFetchError.retryAfter(header: "soon", now: now) == nil)
-        #expect(ConfigFetchError.retryAfter(header: "99999999999999999999999", now: now) == .seconds(86_400))
-        #expect(ConfigFetchError.retryAfter(header: "Fri, 31 Dec 9999 23:59:59 GMT", now: now) == .seconds(86_400))
+        #expect(ConfigFetchError.retryAfter(header: "99999999999999999999999", now: now) == 86_400)
+        #expect(ConfigFetchError.retryAfter(header: "Fri, 31 Dec 9999 23:59:59 GMT", now: now) == 86_400)
     }
 
     @Test func oversizedBodyIsRejectedWithATypedError() async throws {
@@ -224,16 +224,16 @@ import Testing
 
     @Test func slowServerHitsTheRequestTimeoutAndNotSooner() async throws {
         try await Self.withServer(
-            timeout: .milliseconds(300),
-            answering: Response(status: 200, body: Self.fixture, delay: .seconds(5))
+            timeout: 0.3,
+            answering: Response(status: 200, body: Self.fixture, delay: 5)
         ) { _, service in
-            let started = ContinuousClock.now
+            let started = Date()
             await #expect {
                 try await service.fetchLiveConfig()
             } throws: { error in
                 (error as? ConfigFetchError)?.code == .transport
             }
-            #expect(ContinuousClock.now - started >= .milliseconds(300), "not an immediate failure")
+            #expect(Date().timeIntervalSince(started) >= 0.3, "not an immediate failure")
         }
     }
 
@@ -241,7 +241,7 @@ import Testing
         let held = HeldResponse(Response(status: 200, body: Self.fixture))
         // A transfer deadline far beyond the test: only the cancellation can end the fetch, however
         // loaded the machine.
-        try await Self.withServer(timeout: .seconds(120), answering: held.handler) { server, service in
+        try await Self.withServer(timeout: 120, answering: held.handler) { server, service in
             let fetch = Task { try await service.fetchLiveConfig() }
             await server.waitForRequests(1)
             fetch.cancel()
@@ -281,10 +281,10 @@ import Testing
 
     @Test func timeoutIsRoundedUpToWholeSecondsWhereURLSessionCountsOnlySeconds() {
         #if canImport(FoundationNetworking)
-            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(.milliseconds(300)) == 1)
-            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(.milliseconds(1_500)) == 2)
+            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(0.3) == 1)
+            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(1.5) == 2)
         #else
-            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(.milliseconds(300)) == 0.3)
+            #expect(HTTPConfigFetchService<ProjectConfig>.timeoutInterval(0.3) == 0.3)
         #endif
     }
 
@@ -307,10 +307,10 @@ import Testing
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
             try await client.ready()
-            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
+            #expect(try await harness.clock.advanceToNextDeadline() == 60)
             await harness.diagnostics.wait { $0.appliedChange == .unchanged }
             version.withLock { $0 = (Self.changed, "\"v2\"") }
-            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
+            #expect(try await harness.clock.advanceToNextDeadline() == 60)
             await harness.diagnostics.wait { $0.appliedChange == .updated }
             await client.bus.flush()
             #expect(harness.recorder.events == [.ready, .configUpdated])
@@ -330,7 +330,7 @@ import Testing
         try await Self.withServer(answering: handler) { _, service in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(120), "not the 1 s backoff")
+            #expect(try await harness.clock.advanceToNextDeadline() == 120, "not the 1 s backoff")
             try await client.ready()
             await client.shutdown()
         }
@@ -340,7 +340,7 @@ import Testing
         try await Self.withServer(answering: Response(status: 404)) { _, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(try await harness.clock.nextDeadline() == .seconds(60), "the refresh interval, not a backoff")
+            #expect(try await harness.clock.nextDeadline() == 60, "the refresh interval, not a backoff")
             #expect(client.status.lastFetchError is ConfigFetchError)
             await client.shutdown()
         }
@@ -351,8 +351,8 @@ import Testing
         try await Self.withServer(answering: Response(status: 401)) { server, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service, refreshInterval: nil)
-            #expect(try await harness.clock.advanceToNextDeadline() == .seconds(30))
-            #expect(try await harness.clock.nextDeadline() == .seconds(30), "the second attempt failed and waits again")
+            #expect(try await harness.clock.advanceToNextDeadline() == 30)
+            #expect(try await harness.clock.nextDeadline() == 30, "the second attempt failed and waits again")
             #expect(server.receivedRequests.count == 2)
             await client.shutdown()
         }
@@ -363,7 +363,7 @@ import Testing
             _, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(try await harness.clock.nextDeadline() == .seconds(86_400))
+            #expect(try await harness.clock.nextDeadline() == 86_400)
             await client.shutdown()
         }
     }
@@ -380,9 +380,9 @@ import Testing
         try await Self.withServer(answering: handler) { _, service in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            var delays: [Duration] = []
+            var delays: [TimeInterval] = []
             for _ in 0..<4 { delays.append(try await harness.clock.advanceToNextDeadline()) }
-            #expect(delays == [.seconds(1), .seconds(2), .seconds(60), .seconds(1)], "a 503 after the 404 starts over")
+            #expect(delays == [1, 2, 60, 1], "a 503 after the 404 starts over")
             await client.shutdown()
         }
     }

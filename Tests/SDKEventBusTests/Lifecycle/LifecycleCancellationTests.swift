@@ -25,14 +25,15 @@ import Testing
                 store: ConfigStore(emitter: emitter),
                 fetchService: service,
                 configuration: SDKConfiguration(
-                    refreshInterval: nil, clock: TestClock(),
+                    refreshInterval: nil,
                     diagnostics: { step in
                         guard case .fetchStarted = step, let task = running.withLock({ $0 }) else { return }
                         onAThreadOfItsOwn {
                             spin(round % 50 * 20)
                             task.cancel()
                         }
-                    })
+                    }
+                ).on(TestClock())
             )
             // Known to the diagnostics before the lifecycle can report its first fetch.
             let known = Suspension()
@@ -45,7 +46,7 @@ import Testing
             await run.value
         }
         #expect(service.counts.started > 0)
-        let settled = await offThePool { service.waitUntilEveryFetchEnded(timeout: .seconds(10)) }
+        let settled = await offThePool { service.waitUntilEveryFetchEnded(timeout: 10) }
         #expect(settled, "a fetch outlived its lifecycle, never cancelled: \(service.counts)")
     }
 
@@ -54,7 +55,7 @@ import Testing
         let lifecycle = ConfigLifecycle(
             store: ConfigStore(emitter: emitter),
             fetchService: MockConfigFetchService([.config(a)]),
-            configuration: SDKConfiguration(refreshInterval: nil, clock: TestClock())
+            configuration: SDKConfiguration(refreshInterval: nil).on(TestClock())
         )
         let run = Task { await lifecycle.run() }
         run.cancel()
@@ -104,8 +105,8 @@ final class CountingFetchService: ConfigFetchService {
     }
 
     /// Blocks until every fetch that started has ended, or `timeout` passes.
-    func waitUntilEveryFetchEnded(timeout: Duration) -> Bool {
-        let deadline = DispatchTime.now() + timeout / .seconds(1)
+    func waitUntilEveryFetchEnded(timeout: TimeInterval) -> Bool {
+        let deadline = DispatchTime.now() + timeout
         while true {
             let (started, ended) = counts
             if ended >= started { return true }

@@ -45,10 +45,10 @@ import Testing
     }
 
     @Test func theDegradedDeadlineStopsWaitingOnceReadinessIsDecided() async throws {
-        let (client, _) = rig.client(rig.service([.config(a)]), policy: .degraded(deadline: .seconds(3)))
+        let (client, _) = rig.client(rig.service([.config(a)]), policy: .degraded(deadline: 3))
         #expect(try await client.ready().source == .live)
         try await rig.steps.wait { $0.appliedChange == .first }
-        #expect(try await rig.clock.advanceToNextDeadline() == .seconds(60), "the next refresh, not the deadline")
+        #expect(try await rig.clock.advanceToNextDeadline() == 60, "the next refresh, not the deadline")
         await client.shutdown()
     }
 
@@ -64,11 +64,11 @@ import Testing
         let steps = LifecycleRecorder()
         let failure = MockConfigFetchService.SimulatedError("reset")
         steps.handler(.fetchStarted(attempt: 1))
-        steps.handler(.fetchFailed(failure, attempt: 1, retryIn: .seconds(1)))
+        steps.handler(.fetchFailed(failure, attempt: 1, retryIn: 1))
         let first = try await steps.next { $0.failure != nil }
-        #expect(first.retryDelay == .seconds(1), "a step recorded before the call is not missed")
-        let second = Task { try await steps.next(within: .seconds(30)) { $0.failure != nil } }
-        steps.handler(.fetchFailed(failure, attempt: 2, retryIn: .seconds(2)))
-        #expect(try await second.value.retryDelay == .seconds(2), "the next call returns the one after")
+        #expect(first.retryDelay == 1, "a step recorded before the call is not missed")
+        let second = Task { try await steps.next(within: 30) { $0.failure != nil } }
+        steps.handler(.fetchFailed(failure, attempt: 2, retryIn: 2))
+        #expect(try await second.value.retryDelay == 2, "the next call returns the one after")
     }
 }

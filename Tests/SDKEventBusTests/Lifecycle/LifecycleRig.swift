@@ -13,7 +13,7 @@ struct LifecycleRig {
 
     /// No jitter, so that delays are exact: 1 s, 2 s, 4 s … up to 30 s.
     static let retryPolicy = RetryPolicy(
-        initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0)
+        initialDelay: 1, multiplier: 2, maximumDelay: 30, jitter: 0)
 
     func service(
         _ script: [MockConfigFetchService.Outcome],
@@ -26,8 +26,8 @@ struct LifecycleRig {
     func client(
         _ service: MockConfigFetchService,
         policy: ReadinessPolicy = .cachedOrLive,
-        refreshInterval: Duration? = .seconds(60),
-        timeToLive: Duration? = nil,
+        refreshInterval: TimeInterval? = 60,
+        timeToLive: TimeInterval? = nil,
         cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil
     ) -> (client: SDKClient, events: EventRecorder<SystemEvent>) {
@@ -38,11 +38,11 @@ struct LifecycleRig {
             retryPolicy: Self.retryPolicy,
             readinessPolicy: policy,
             timeToLive: timeToLive,
-            clock: clock,
+
             diagnostics: steps.handler,
             cache: cache,
             initialConfig: initialConfig
-        )
+        ).on(clock)
         return (SDKClient(emitter: emitter, configuration: settings, fetchService: service), events)
     }
 }
@@ -79,7 +79,7 @@ actor MemoryCache: ConfigCache {
 /// An SDK's own error that ends readiness, as an invalid SDK key would.
 struct InvalidSDKKey: Error, FetchRetryAdvice, Equatable, CustomStringConvertible {
     var isRetryable: Bool { false }
-    var retryAfter: Duration? { nil }
+    var retryAfter: TimeInterval? { nil }
     var endsReadiness: Bool { true }
     var description: String { "the SDK key is not valid" }
 }

@@ -67,7 +67,7 @@ import Testing
         var (machine, earlier) = waitingForARefresh()
         #expect(machine.park("loop") == nil)
         #expect(machine.deadlinePassed(earlier) == "loop")
-        _ = machine.finishFetch(succeededAt: .seconds(1))
+        _ = machine.finishFetch(succeededAt: 1)
         _ = machine.beginWait(isDue: false, pausable: true)
         #expect(machine.deadlinePassed(earlier) == nil, "a late timer of the earlier wait")
         #expect(machine.park("loop") == nil, "the loop keeps waiting for its own deadline")
@@ -82,7 +82,7 @@ import Testing
             return
         }
         #expect(loop == "loop", "the refresh wakes the loop to fetch")
-        #expect(machine.finishFetch(succeededAt: .seconds(1)) == ["caller"])
+        #expect(machine.finishFetch(succeededAt: 1) == ["caller"])
     }
 
     @Test func aRefreshAskedForBeforeTheLoopParksIsNotLost() {
@@ -127,11 +127,11 @@ import Testing
         var machine = Machine()
         _ = machine.beginWait(isDue: true, pausable: false)
         _ = machine.park("loop")
-        _ = machine.finishFetch(succeededAt: .seconds(10))
+        _ = machine.finishFetch(succeededAt: 10)
         _ = machine.beginWait(isDue: false, pausable: true)
         #expect(machine.park("loop") == nil)
-        #expect(machine.triggerIfStale(timeToLive: .seconds(30), now: .seconds(39)) == (false, nil))
-        #expect(machine.triggerIfStale(timeToLive: .seconds(30), now: .seconds(40)) == (true, "loop"))
+        #expect(machine.triggerIfStale(timeToLive: 30, now: 39) == (false, nil))
+        #expect(machine.triggerIfStale(timeToLive: 30, now: 40) == (true, "loop"))
     }
 
     // MARK: refreshNow() bookkeeping

@@ -37,8 +37,9 @@ final class OrderLog: Sendable {
             _ = bus.on(event, delivery: .immediate) { _ in log.append("event \(event.rawValue)") }
         }
         let settings = SDKConfiguration(
-            refreshInterval: nil, retryPolicy: LifecycleRig.retryPolicy, readinessPolicy: policy, clock: clock,
-            diagnostics: { step in log.append("\(step)") })
+            refreshInterval: nil, retryPolicy: LifecycleRig.retryPolicy, readinessPolicy: policy,
+            diagnostics: { step in log.append("\(step)") }
+        ).on(clock)
         let service = MockConfigFetchService(script, afterScript: .hang, clock: clock)
         return SDKClient(emitter: emitter, configuration: settings, fetchService: service)
     }
@@ -88,13 +89,13 @@ final class OrderLog: Sendable {
             seen.withLock { $0 = clientBox.withLock { $0 }?.status.source }
             heard.resume()
         }
-        let settings = SDKConfiguration(refreshInterval: nil, clock: clock, initialConfig: a)
-        let service = MockConfigFetchService([.delayed(.seconds(1), .config(b))], afterScript: .hang, clock: clock)
+        let settings = SDKConfiguration(refreshInterval: nil, initialConfig: a).on(clock)
+        let service = MockConfigFetchService([.delayed(1, .config(b))], afterScript: .hang, clock: clock)
         let client = SDKClient(emitter: emitter, configuration: settings, fetchService: service)
         clientBox.withLock { $0 = client }
         #expect(try await client.ready().source == .initial)
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
+        clock.advance(by: 1)
         await heard.wait()
         #expect(seen.withLock { $0 } == .live, "the status already names the live configuration")
         clientBox.withLock { $0 = nil }
@@ -107,7 +108,7 @@ final class OrderLog: Sendable {
     @Test func readinessNamesItsSourceAndAgeInOneParenthesis() {
         #expect(Readiness(source: .live, configAge: .zero).description == "ready (live)")
         #expect(
-            Readiness(source: .cache, configAge: .milliseconds(1_040)).description
+            Readiness(source: .cache, configAge: 1.04).description
                 == "ready (cache, configuration 1.0 s old)")
         #expect(Readiness(source: .initial).description == "ready (initial)")
         #expect(
@@ -117,7 +118,7 @@ final class OrderLog: Sendable {
 
     @Test func aStatusLineHasNoDoubledParentheses() {
         let status = SDKStatus(
-            isReady: true, isShutDown: false, readiness: Readiness(source: .cache, configAge: .seconds(2)),
+            isReady: true, isShutDown: false, readiness: Readiness(source: .cache, configAge: 2),
             source: .cache, consecutiveFailures: 0)
         #expect(status.description == "ready (cache, configuration 2.0 s old), source: cache")
     }
@@ -129,7 +130,7 @@ final class OrderLog: Sendable {
             error.description
                 == "config fetch failed (httpStatus 503): the server answered 503; the server allowed a retry at once")
         let later = ConfigFetchError(
-            code: .httpStatus, statusCode: 429, retryAfter: .seconds(30), reason: "the server answered 429")
+            code: .httpStatus, statusCode: 429, retryAfter: 30, reason: "the server answered 429")
         #expect(later.description.hasSuffix("; the server asked to wait 30.0 seconds"))
     }
 }

@@ -21,8 +21,9 @@ import Testing
             store: ConfigStore(emitter: emitter),
             fetchService: service,
             configuration: SDKConfiguration(
-                refreshInterval: .seconds(60), retryPolicy: LifecycleRig.retryPolicy, clock: rig.clock,
-                diagnostics: rig.steps.handler)
+                refreshInterval: 60, retryPolicy: LifecycleRig.retryPolicy,
+                diagnostics: rig.steps.handler
+            ).on(rig.clock)
         )
     }
 
@@ -30,7 +31,7 @@ import Testing
         let lifecycle = lifecycle(rig.service([.config(a)]))
         lifecycle.handle(.lowPowerModeChanged(isEnabled: true))
         let run = Task { await lifecycle.run() }
-        try await rig.steps.wait("the first fetch applied", within: .seconds(60)) { $0.appliedChange == .first }
+        try await rig.steps.wait("the first fetch applied", within: 60) { $0.appliedChange == .first }
         #expect(try await lifecycle.store.waitForReady().source == .live)
         run.cancel()
         await run.value
@@ -40,7 +41,7 @@ import Testing
         let (client, _) = rig.client(rig.service([.config(a)]))
         // What the client's UIKit observer does as the client is created, when low power mode is on.
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        try await rig.steps.wait("the first fetch applied", within: .seconds(60)) { $0.appliedChange == .first }
+        try await rig.steps.wait("the first fetch applied", within: 60) { $0.appliedChange == .first }
         #expect(try await client.ready().source == .live, "ready() resolves from the first fetch")
         await client.shutdown()
     }
@@ -49,18 +50,18 @@ import Testing
         let failure = MockConfigFetchService.SimulatedError("offline")
         let (client, _) = rig.client(rig.service([.failure(failure), .config(a)]))
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        try await rig.steps.wait("the first attempt failed", within: .seconds(60)) { $0.failure != nil }
-        #expect(try await rig.clock.advanceToNextDeadline() == .seconds(1), "the backoff runs, not paused")
-        try await rig.steps.wait("the retry applied", within: .seconds(60)) { $0.appliedChange == .first }
+        try await rig.steps.wait("the first attempt failed", within: 60) { $0.failure != nil }
+        #expect(try await rig.clock.advanceToNextDeadline() == 1, "the backoff runs, not paused")
+        try await rig.steps.wait("the retry applied", within: 60) { $0.appliedChange == .first }
         #expect(try await client.ready().source == .live)
         await client.shutdown()
     }
 
     @Test func theDegradedDeadlineRunsInLowPowerMode() async throws {
-        let (client, _) = rig.client(rig.service([.hang]), policy: .degraded(deadline: .seconds(3)))
+        let (client, _) = rig.client(rig.service([.hang]), policy: .degraded(deadline: 3))
         client.handle(.lowPowerModeChanged(isEnabled: true))
         try await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(3))
+        rig.clock.advance(by: 3)
         #expect(try await client.ready().source == .degraded)
         await client.shutdown()
     }
@@ -70,10 +71,10 @@ import Testing
         let service = rig.service([.config(a), .failure(failure), .config(b)])
         let (client, _) = rig.client(service)
         try await client.ready()
-        #expect(try await rig.clock.advanceToNextDeadline() == .seconds(60))
+        #expect(try await rig.clock.advanceToNextDeadline() == 60)
         try await rig.steps.wait("the refresh failed") { $0.failure != nil }
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        #expect(try await rig.clock.advanceToNextDeadline() == .seconds(1), "the backoff's deadline passes…")
+        #expect(try await rig.clock.advanceToNextDeadline() == 1, "the backoff's deadline passes…")
         #expect(service.fetchCount == 2, "…but the retry waits: the SDK is ready")
         client.handle(.lowPowerModeChanged(isEnabled: false))
         try await rig.steps.wait("the retry applied") { $0.appliedChange == .updated }
@@ -86,7 +87,7 @@ import Testing
     /// round to round, so that the "off" lands at every point of the lifecycle's reaction to the
     /// "on": every refresh that falls due runs.
     @Test func lowPowerModeToggledAtEveryPointOfTheScheduleLosesNoDueRefresh() async throws {
-        let service = rig.service([.config(a)], afterScript: .delayed(.seconds(1), .config(a)))
+        let service = rig.service([.config(a)], afterScript: .delayed(1, .config(a)))
         let (client, _) = rig.client(service)
         let clock = rig.clock
         try await client.ready()
@@ -95,12 +96,12 @@ import Testing
             fetches += 1
             let expected = fetches
             try await rig.steps.wait(
-                for: expected, "fetch \(expected), after toggling \(point) (round \(round))", within: .seconds(60)
+                for: expected, "fetch \(expected), after toggling \(point) (round \(round))", within: 60
             ) { $0.isFetchStarted }
             // The scripted fetch takes one second on the clock.
             try await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(1))
-            try await rig.steps.wait(for: expected - 1, "refresh \(expected) applied", within: .seconds(60)) {
+            clock.advance(by: 1)
+            try await rig.steps.wait(for: expected - 1, "refresh \(expected) applied", within: 60) {
                 $0.appliedChange == .unchanged
             }
         }
@@ -117,14 +118,14 @@ import Testing
                 spin(round)
                 client.handle(.lowPowerModeChanged(isEnabled: false))
             }
-            clock.advance(by: .seconds(60))
+            clock.advance(by: 60)
             try await expectFetch("before the deadline", round: round)
 
             // On before the deadline, off after it: the refresh that fell due meanwhile runs then.
             try await clock.waitForSleepers(1)
             await offThePool {
                 client.handle(.lowPowerModeChanged(isEnabled: true))
-                clock.advance(by: .seconds(60))
+                clock.advance(by: 60)
                 spin(round)
                 client.handle(.lowPowerModeChanged(isEnabled: false))
             }

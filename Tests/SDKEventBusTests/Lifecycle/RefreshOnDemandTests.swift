@@ -24,28 +24,28 @@ import Testing
     }
 
     @Test func concurrentRefreshesShareOneFetch() async throws {
-        let service = rig.service([.config(a), .delayed(.seconds(1), .config(b))])
+        let service = rig.service([.config(a), .delayed(1, .config(b))])
         let (client, _) = rig.client(service)
         try await client.ready()
         let refreshes = (0..<5).map { _ in Task { try await client.refreshNow() } }
         try await service.waitForFetches(2)
         try await rig.clock.waitForSleepers(1)  // the second fetch waits its scripted second
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         for refresh in refreshes { #expect(try await refresh.value == .updated) }
         #expect(service.fetchCount == 2, "five refreshes, one fetch")
         await client.shutdown()
     }
 
     @Test func refreshDuringAScheduledFetchJoinsIt() async throws {
-        let service = rig.service([.config(a), .delayed(.seconds(5), .config(b))])
-        let (client, _) = rig.client(service, refreshInterval: .seconds(60))
+        let service = rig.service([.config(a), .delayed(5, .config(b))])
+        let (client, _) = rig.client(service, refreshInterval: 60)
         try await client.ready()
         try await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(60))  // the scheduled refresh starts and takes 5 s
+        rig.clock.advance(by: 60)  // the scheduled refresh starts and takes 5 s
         try await service.waitForFetches(2)
         let refresh = Task { try await client.refreshNow() }
         try await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(5))
+        rig.clock.advance(by: 5)
         #expect(try await refresh.value == .updated)
         #expect(service.fetchCount == 2)
         await client.shutdown()
@@ -61,14 +61,14 @@ import Testing
     }
 
     @Test func cancelledRefreshCallerReturnsWhileTheFetchGoesOn() async throws {
-        let service = rig.service([.config(a), .delayed(.seconds(1), .config(b))])
+        let service = rig.service([.config(a), .delayed(1, .config(b))])
         let (client, _) = rig.client(service)
         try await client.ready()
         let refresh = Task { try await client.refreshNow() }
         try await service.waitForFetches(2)
         refresh.cancel()
         await #expect(throws: CancellationError.self) { try await refresh.value }
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         try await rig.steps.wait("the refreshed config applied") { $0.appliedChange == .updated }
         #expect(client.config == b)
         await client.shutdown()
@@ -83,13 +83,13 @@ import Testing
 
     @Test func readingAStaleConfigRefreshesItInTheBackground() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = rig.client(service, refreshInterval: nil, timeToLive: .seconds(30))
+        let (client, _) = rig.client(service, refreshInterval: nil, timeToLive: 30)
         try await client.ready()
         #expect(client.config == a, "fresh: no refresh")
-        rig.clock.advance(by: .seconds(29))
+        rig.clock.advance(by: 29)
         #expect(client.config == a)
         #expect(service.fetchCount == 1)
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         #expect(client.config == a, "stale: this read starts a refresh and returns what is in effect")
         try await rig.steps.wait("the stale config refreshed") { $0.appliedChange == .updated }
         #expect(client.config == b)
@@ -99,11 +99,11 @@ import Testing
 
     @Test func comingToTheForegroundRefreshesOnlyAStaleConfig() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = rig.client(service, refreshInterval: nil, timeToLive: .seconds(30))
+        let (client, _) = rig.client(service, refreshInterval: nil, timeToLive: 30)
         try await client.ready()
         client.handle(.willEnterForeground)
         #expect(service.fetchCount == 1, "fresh: nothing to do")
-        rig.clock.advance(by: .seconds(31))
+        rig.clock.advance(by: 31)
         client.handle(.willEnterForeground)
         try await rig.steps.wait("the foreground refresh applied") { $0.appliedChange == .updated }
         #expect(service.fetchCount == 2)
@@ -112,28 +112,28 @@ import Testing
 
     @Test func lowPowerModePausesScheduledRefreshesUntilItEnds() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = rig.client(service, refreshInterval: .seconds(60))
+        let (client, _) = rig.client(service, refreshInterval: 60)
         try await client.ready()
         try await rig.clock.waitForSleepers(1)
         client.handle(.lowPowerModeChanged(isEnabled: true))
         try await rig.steps.wait("the pause") { if case .refreshPaused(true) = $0 { true } else { false } }
-        rig.clock.advance(by: .seconds(120))
+        rig.clock.advance(by: 120)
         #expect(service.fetchCount == 1, "no scheduled refresh while paused")
         #expect(try await client.refreshNow() == .updated, "a refresh on demand still runs")
         client.handle(.lowPowerModeChanged(isEnabled: false))
         try await rig.clock.waitForSleepers(1)
-        #expect(try await rig.clock.nextDeadline() == .seconds(60), "scheduled refreshes resume")
+        #expect(try await rig.clock.nextDeadline() == 60, "scheduled refreshes resume")
         await client.shutdown()
     }
 
     @Test func aRefreshThatFellDueWhilePausedRunsWhenThePauseEnds() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = rig.client(service, refreshInterval: .seconds(60))
+        let (client, _) = rig.client(service, refreshInterval: 60)
         try await client.ready()
         try await rig.clock.waitForSleepers(1)
         client.handle(.lowPowerModeChanged(isEnabled: true))
         try await rig.steps.wait("the pause") { if case .refreshPaused(true) = $0 { true } else { false } }
-        rig.clock.advance(by: .seconds(90))
+        rig.clock.advance(by: 90)
         client.handle(.lowPowerModeChanged(isEnabled: false))
         try await rig.steps.wait("the due refresh applied") { $0.appliedChange == .updated }
         #expect(service.fetchCount == 2)

@@ -116,14 +116,14 @@ import Testing
     @Test func timeoutThrowsATypedErrorAndALaterWaitSucceeds() async throws {
         let clock = TestClock()
         let store = self.store
-        let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
-        #expect(try await clock.nextDeadline() == .seconds(5))
-        clock.advance(by: .seconds(5))
+        let timed = Task { try await store.waitForReady(timeout: 5, clock: clock) }
+        #expect(try await clock.nextDeadline() == 5)
+        clock.advance(by: 5)
         do {
             _ = try await timed.value
             Issue.record("the wait did not time out")
         } catch let error as ReadinessError {
-            #expect(error == .timedOut(after: .seconds(5)))
+            #expect(error == .timedOut(after: 5))
         }
         #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
         #expect(store.isReady == false)
@@ -137,7 +137,7 @@ import Testing
     @Test func waitWithTimeoutReturnsWhenReadyFirst() async throws {
         let clock = TestClock()
         let store = self.store
-        let timed = Task { try await store.waitForReady(timeout: .seconds(5), clock: clock) }
+        let timed = Task { try await store.waitForReady(timeout: 5, clock: clock) }
         _ = try await clock.nextDeadline()
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await timed.value

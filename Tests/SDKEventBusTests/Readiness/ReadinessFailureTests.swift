@@ -12,12 +12,12 @@ import Testing
     let a = Fixtures.config(named: "A")
 
     @Test func errorThatEndsReadinessFailsEveryCurrentAndLaterWaiter() async throws {
-        let service = rig.service([.delayed(.seconds(1), .failure(InvalidSDKKey()))])
+        let service = rig.service([.delayed(1, .failure(InvalidSDKKey()))])
         let (client, events) = rig.client(service)
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
         try await client.waitForReadyWaiters(10)
         try await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         for waiter in waiters {
             await #expect(throws: InvalidSDKKey()) { try await waiter.value }
         }

@@ -32,7 +32,7 @@ import Testing
         try await rig.steps.wait("the first failure") { $0.failure != nil }
         #expect(!client.status.isReady, "neither the cache nor the initial config made it ready")
         #expect(client.config == nil)
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         #expect(try await client.ready().source == .live)
         #expect(client.config == b)
         await client.shutdown()
@@ -57,7 +57,7 @@ import Testing
         let readiness = try await client.ready()
         #expect(readiness.source == .cache)
         let age = try #require(readiness.configAge)
-        #expect(age >= .seconds(3_600) && age < .seconds(3_700))
+        #expect(age >= 3_600 && age < 3_700)
         try await events.waitForCount(1)
         let announced = try #require(ReadyPayload(events.payloads[0]))
         #expect(announced.source == .cache && (announced.configAgeSeconds ?? 0) >= 3_600)
@@ -76,7 +76,7 @@ import Testing
         let (client, _) = rig.client(rig.service([.failure(failure), .config(a)]))
         try await rig.steps.wait("the first failure") { $0.failure != nil }
         #expect(!client.status.isReady)
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         #expect(try await client.ready().source == .live)
         await client.shutdown()
     }
@@ -99,7 +99,7 @@ import Testing
     @Test func aSuccessAfterADegradedStartIsAnnouncedAsAnUpdateWithEverythingAdded() async throws {
         let (client, events) = rig.client(rig.service([.failure(failure), .config(a)]), policy: .degraded())
         try await client.ready()
-        rig.clock.advance(by: .seconds(1))
+        rig.clock.advance(by: 1)
         let update = try await events.next(2)[1]
         #expect(update.event == .configUpdated)
         let changes = try #require(ConfigUpdatedPayload(update)?.changes)
@@ -111,14 +111,14 @@ import Testing
     }
 
     @Test func degradedDeadlineResolvesBeforeASlowFirstFetch() async throws {
-        let service = rig.service([.delayed(.seconds(10), .config(a))])
-        let (client, events) = rig.client(service, policy: .degraded(deadline: .seconds(3)))
+        let service = rig.service([.delayed(10, .config(a))])
+        let (client, events) = rig.client(service, policy: .degraded(deadline: 3))
         try await rig.clock.waitForSleepers(2)  // the deadline and the slow fetch
-        rig.clock.advance(by: .seconds(3))
+        rig.clock.advance(by: 3)
         let readiness = try await client.ready()
         #expect(readiness.source == .degraded)
-        #expect(readiness.error as? ReadinessError == .timedOut(after: .seconds(3)))
-        rig.clock.advance(by: .seconds(7))
+        #expect(readiness.error as? ReadinessError == .timedOut(after: 3))
+        rig.clock.advance(by: 7)
         try await events.waitForCount(2)
         #expect(events.events == [.ready, .configUpdated])
         await client.shutdown()
@@ -133,12 +133,12 @@ import Testing
     // MARK: Same outcome for everyone
 
     @Test func thousandConcurrentReadyCallersGetTheSameOutcomeExactlyOnce() async throws {
-        let (client, _) = rig.client(rig.service([.delayed(.seconds(1), .config(a))]))
+        let (client, _) = rig.client(rig.service([.delayed(1, .config(a))]))
         let outcomes = try await withThrowingTaskGroup(of: Readiness?.self) { group in
             for _ in 0..<1_000 { group.addTask { try? await client.ready() } }
             try await client.waitForReadyWaiters(1_000)
             try await rig.clock.waitForSleepers(1)  // the fetch waits its scripted second
-            rig.clock.advance(by: .seconds(1))
+            rig.clock.advance(by: 1)
             var outcomes: [Readiness?] = []
             for try await outcome in group { outcomes.append(outcome) }
             return outcomes

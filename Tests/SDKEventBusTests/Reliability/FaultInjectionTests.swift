@@ -22,7 +22,7 @@ import Testing
         let service = harness.mock(script)
         let (client, _) = harness.client(service)
         _ = try await harness.clock.nextDeadline()
-        harness.clock.advance(by: .seconds(1))
+        harness.clock.advance(by: 1)
         return (client, service)
     }
 
@@ -40,15 +40,15 @@ import Testing
         let failures = Self.errors.map { MockConfigFetchService.Outcome.failure($0) }
         let (client, service) = try await makeClient([.config(a)] + failures + [.body(Data("{".utf8)), .config(b)])
         try await client.ready()
-        #expect(try await harness.clock.advanceToNextDeadline() == .seconds(60))
-        var delays: [Duration] = []
+        #expect(try await harness.clock.advanceToNextDeadline() == 60)
+        var delays: [TimeInterval] = []
         for _ in 0...Self.errors.count {
             await harness.diagnostics.wait(for: delays.count + 1) { $0.isFetchFailed }
             #expect(client.config == a, "the last good config stays while fetches fail")
             delays.append(try await harness.clock.advanceToNextDeadline())
         }
         await harness.diagnostics.wait { $0.appliedChange == .updated }
-        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
+        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { TimeInterval($0) })
         #expect(client.config == b)
         #expect(service.fetchCount == Self.errors.count + 3)
         await client.bus.flush()
@@ -60,10 +60,10 @@ import Testing
         let failure = MockConfigFetchService.Outcome.failure(URLError(.timedOut))
         let (client, _) = try await makeClient([.config(a), failure, .config(b), failure, failure, .config(a), failure])
         try await client.ready()
-        var delays: [Duration] = []
+        var delays: [TimeInterval] = []
         for _ in 0..<7 { delays.append(try await harness.clock.advanceToNextDeadline()) }
         // refresh, retry 1, refresh, retry 1, retry 2, refresh, retry 1
-        #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { Duration.seconds($0) })
+        #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { TimeInterval($0) })
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .updated }
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready, .configUpdated, .configUpdated])
@@ -85,7 +85,7 @@ import Testing
         try await client.ready()
         #expect(service.fetchCount == 1_001)
         #expect(
-            harness.diagnostics.steps.compactMap(\.retryDelay).max() == .seconds(30), "backoff capped as configured")
+            harness.diagnostics.steps.compactMap(\.retryDelay).max() == 30, "backoff capped as configured")
         await client.shutdown()
     }
 
@@ -100,12 +100,12 @@ import Testing
     }
 
     @Test func slowFetchOvertakenByShutdownAppliesNothing() async throws {
-        let (client, _) = try await makeClient([.config(a), .delayed(.seconds(45), .config(b))])
+        let (client, _) = try await makeClient([.config(a), .delayed(45, .config(b))])
         await harness.diagnostics.wait { $0.appliedChange == .first }
-        harness.clock.advance(by: .seconds(60))  // the refresh starts and waits 45 s
+        harness.clock.advance(by: 60)  // the refresh starts and waits 45 s
         try await harness.clock.waitForSleepers(1)
         await client.shutdown()
-        harness.clock.advance(by: .seconds(45))
+        harness.clock.advance(by: 45)
         #expect(client.config == a)
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready])

@@ -72,7 +72,7 @@ import Testing
             Task {
                 do {
                     if timed {
-                        try await store.waitForReady(timeout: .seconds(1), clock: clock)
+                        try await store.waitForReady(timeout: 1, clock: clock)
                     } else {
                         try await store.waitForReady()
                     }
@@ -112,7 +112,7 @@ import Testing
             for action in steps {
                 switch action {
                 case .cancel(let indices): for index in indices { allWaiters[index].cancel() }
-                case .advanceClock: clock.advance(by: .seconds(1))
+                case .advanceClock: clock.advance(by: 1)
                 case .setConfig(let index): await store.setConfig(configs[index])
                 case .shutDown: store.shutdown()
                 }

@@ -1,3 +1,4 @@
+import Foundation
 import SDKEventBusTesting
 
 @testable import SDKEventBus
@@ -20,7 +21,7 @@ import SDKEventBusTesting
 
     /// Backoff 1 s, 2 s, 4 s … capped at 30 s, no jitter.
     static let retryPolicy = RetryPolicy(
-        initialDelay: .seconds(1), multiplier: 2, maximumDelay: .seconds(30), jitter: 0)
+        initialDelay: 1, multiplier: 2, maximumDelay: 30, jitter: 0)
 
     /// A mock on the harness's clock whose first outcome waits one second, so that a test can
     /// subscribe before the first fetch ends.
@@ -29,7 +30,7 @@ import SDKEventBusTesting
         afterScript: MockConfigFetchService.Outcome? = .hang
     ) -> MockConfigFetchService {
         var script = script
-        if let first = script.first { script[0] = .delayed(.seconds(1), first) }
+        if let first = script.first { script[0] = .delayed(1, first) }
         return MockConfigFetchService(script, afterScript: afterScript, clock: clock)
     }
 
@@ -37,7 +38,7 @@ import SDKEventBusTesting
     /// recorded from before the client starts, so that none is missed.
     func client(
         _ service: some ConfigFetching<ProjectConfig>,
-        refreshInterval: Duration? = .seconds(60),
+        refreshInterval: TimeInterval? = 60,
         cache: (any ConfigCache<ProjectConfig>)? = nil,
         initialConfig: ProjectConfig? = nil
     ) -> (SDKClient, EventEmitter) {
@@ -48,11 +49,11 @@ import SDKEventBusTesting
             configuration: SDKConfiguration(
                 refreshInterval: refreshInterval,
                 retryPolicy: Self.retryPolicy,
-                clock: clock,
+
                 diagnostics: diagnostics.handler,
                 cache: cache,
                 initialConfig: initialConfig
-            ),
+            ).on(clock),
             fetchService: service
         )
         return (client, emitter)

@@ -30,7 +30,7 @@ import Testing
         // nothing but the server's own wake-up can end.
         let server = try LoopbackHTTPServer { _ in .init(status: 200) }
         #expect(
-            await finishes(within: .seconds(60)) { server.stop() },
+            await finishes(within: 60) { server.stop() },
             "stop() did not return: the accept loop slept on"
         )
     }
@@ -103,9 +103,9 @@ import Testing
             return (unfinished, received)
         }
         // The server accepts in order, so `unfinished` is accepted too, its thread waiting in `recv`.
-        #expect(await isSignalled(entered, within: .seconds(60)), "the handler was never called")
+        #expect(await isSignalled(entered, within: 60), "the handler was never called")
 
-        #expect(await finishes(within: .seconds(60)) { server.stop() }, "stop() waited for the handler")
+        #expect(await finishes(within: 60) { server.stop() }, "stop() waited for the handler")
         // The server ends the connection still sending its request: the client reads the end of it
         // (or a reset, had it still been in the backlog when the listening socket was closed), not
         // `ReceiveTimedOut`.
@@ -147,7 +147,7 @@ import Testing
             try leaving.write("GET /leaves HTTP/1.1\r\n\r\n")
             return leaving
         }
-        #expect(await isSignalled(entered, within: .seconds(60)), "the handler was never called")
+        #expect(await isSignalled(entered, within: 60), "the handler was never called")
         leaving.disconnect(resetting: resets)
         release.signal()
         #expect(
@@ -205,16 +205,15 @@ import Testing
 /// Waits for `semaphore`, off the pool, for at most `limit`.
 ///
 /// - Returns: Whether `semaphore` was signalled in time.
-private func isSignalled(_ semaphore: DispatchSemaphore, within limit: Duration) async -> Bool {
-    let (seconds, attoseconds) = limit.components
-    let deadline = DispatchTime.now() + Double(seconds) + Double(attoseconds) / 1e18
+private func isSignalled(_ semaphore: DispatchSemaphore, within limit: TimeInterval) async -> Bool {
+    let deadline = DispatchTime.now() + limit
     return await offThePool { semaphore.wait(timeout: deadline) == .success }
 }
 
 /// Runs `body` on a thread of its own and waits for it, off the pool, at most `limit`.
 ///
 /// - Returns: Whether `body` returned in time; if not, it is left running.
-private func finishes(within limit: Duration, _ body: @escaping @Sendable () -> Void) async -> Bool {
+private func finishes(within limit: TimeInterval, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let done = DispatchSemaphore(value: 0)
     Thread {
         body()
@@ -230,9 +229,9 @@ private func finishes(within limit: Duration, _ body: @escaping @Sendable () -> 
 /// - Returns: Whether `condition` held in time.
 private func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
     await offThePool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = DispatchTime.now() + 10
         while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
+            guard DispatchTime.now() < deadline else { return false }
             sched_yield()
         }
         return true

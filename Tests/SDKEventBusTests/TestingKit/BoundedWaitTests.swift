@@ -1,3 +1,4 @@
+import Foundation
 import SDKEventBusTesting
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
     struct KitWait: Sendable, CustomTestStringConvertible {
         /// The wait, ready to run with a bound, and what to tidy afterwards.
         struct Prepared: Sendable {
-            var wait: @Sendable (Duration) async throws -> Void
+            var wait: @Sendable (TimeInterval) async throws -> Void
             /// The hook's entries for waits in progress, where the kit exposes them.
             var bookkeeping: (@Sendable () -> Int)?
             var tidy: @Sendable () async -> Void = {}
@@ -50,7 +51,7 @@ import Testing
             message: "2 task(s) to sleep on the test clock; saw 1 sleeping at 0.0 seconds"
         ) {
             let clock = TestClock()
-            let sleeper = Task { try await clock.sleep(until: .init(offset: .seconds(1))) }
+            let sleeper = Task { try await clock.sleep(until: 1) }
             try await clock.waitForSleepers(1)
             return .init(
                 wait: { try await clock.waitForSleepers(2, within: $0) },
@@ -138,9 +139,9 @@ import Testing
     @Test(arguments: waits)
     func eachWaitThrowsWhenItsBoundPassesSayingWhatItExpectedAndSaw(_ kit: KitWait) async throws {
         let prepared = try await kit.prepare()
-        let error = await #expect(throws: WaitTimeoutError.self) { try await prepared.wait(.milliseconds(20)) }
+        let error = await #expect(throws: WaitTimeoutError.self) { try await prepared.wait(0.02) }
         #expect(error?.description == "waited 0.02 seconds for \(kit.message)")
-        #expect(error?.timeout == .milliseconds(20))
+        #expect(error?.timeout == 0.02)
         if let bookkeeping = prepared.bookkeeping { #expect(bookkeeping() == 0, "the ended wait is forgotten") }
         await prepared.tidy()
     }
@@ -177,17 +178,17 @@ import Testing
 
     @Test func aWaitWhoseConditionHoldsReturnsEvenWithAZeroBound() async throws {
         let clock = TestClock()
-        let sleeper = Task { try await clock.sleep(until: .init(offset: .seconds(1))) }
+        let sleeper = Task { try await clock.sleep(until: 1) }
         try await clock.waitForSleepers(1)
         try await clock.waitForSleepers(1, within: .zero)
-        #expect(try await clock.advanceToNextDeadline(within: .zero) == .seconds(1))
+        #expect(try await clock.advanceToNextDeadline(within: .zero) == 1)
         try await sleeper.value
     }
 
     @Test func advanceToNextDeadlineThatTimesOutLeavesTheClockWhereItWas() async {
         let clock = TestClock()
-        clock.advance(by: .seconds(5))
-        await #expect(throws: WaitTimeoutError.self) { try await clock.advanceToNextDeadline(within: .milliseconds(1)) }
-        #expect(clock.now.offset == .seconds(5))
+        clock.advance(by: 5)
+        await #expect(throws: WaitTimeoutError.self) { try await clock.advanceToNextDeadline(within: 0.001) }
+        #expect(clock.now == 5)
     }
 }

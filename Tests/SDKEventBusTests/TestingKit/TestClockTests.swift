@@ -15,9 +15,9 @@ import Testing
     @MainActor
     @Test func aSleeperCancelledAfterItWasWokenLeavesNothingBehind() async throws {
         let clock = TestClock()
-        let sleeper = Task { @MainActor in try await clock.sleep(until: .init(offset: .seconds(1))) }
+        let sleeper = Task { @MainActor in try await clock.sleep(until: 1) }
         try await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
+        clock.advance(by: 1)
         sleeper.cancel()
         _ = try? await sleeper.value
         #expect(clock.bookkeepingCount == 0)
@@ -28,10 +28,10 @@ import Testing
         let clock = TestClock()
         var sleepers: [Task<Void, any Error>] = []
         for _ in 0..<1_000 {
-            sleepers.append(Task { @MainActor in try await clock.sleep(until: .init(offset: .seconds(1))) })
+            sleepers.append(Task { @MainActor in try await clock.sleep(until: 1) })
         }
         try await clock.waitForSleepers(1_000)
-        clock.advance(by: .seconds(1))
+        clock.advance(by: 1)
         for sleeper in sleepers { sleeper.cancel() }
         for sleeper in sleepers { _ = try? await sleeper.value }
         #expect(clock.bookkeepingCount == 0)
@@ -41,7 +41,7 @@ import Testing
         let clock = TestClock()
         let sleeper = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try await clock.sleep(until: .init(offset: .seconds(1)))
+            try await clock.sleep(until: 1)
         }
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.bookkeepingCount == 0)
@@ -49,7 +49,7 @@ import Testing
 
     @Test func aSleeperCancelledWhileSleepingThrowsAndLeavesNothingBehind() async throws {
         let clock = TestClock()
-        let sleeper = Task { try await clock.sleep(until: .init(offset: .seconds(1))) }
+        let sleeper = Task { try await clock.sleep(until: 1) }
         try await clock.waitForSleepers(1)
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }

@@ -1,0 +1,46 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Bionic)
+    import Bionic
+#endif
+
+/// Real time, at every platform floor: the timers' clock unless an SDK or a test passes another.
+///
+/// Its time keeps counting while the device sleeps, as `ContinuousClock` does (Apple platforms:
+/// `CLOCK_MONOTONIC_RAW`, from iOS 10 / macOS 10.12; Linux: `CLOCK_BOOTTIME`), so a configuration's
+/// age is right after the device slept. It sleeps with `Task.sleep(nanoseconds:)`, which back-deploys
+/// to iOS 13, then sleeps again if it woke early; a sleep that spans the device's sleep may end
+/// late by as long as the device slept, never early.
+package struct SystemTimerClock: TimerClock {
+    /// The system's clock.
+    package init() {}
+
+    /// Nanoseconds since an origin in the past (the system's boot, on most platforms).
+    package var nanoseconds: UInt64 {
+        #if canImport(Darwin)
+            clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW)
+        #else
+            var time = timespec()
+            let result = clock_gettime(CLOCK_BOOTTIME, &time)
+            precondition(result == 0, "clock_gettime(CLOCK_BOOTTIME) failed")
+            return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        #endif
+    }
+
+    /// Suspends until the clock reaches `deadline`.
+    ///
+    /// - Parameter deadline: When to wake, in nanoseconds since the clock's origin.
+    /// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
+    package func sleep(untilNanoseconds deadline: UInt64) async throws {
+        try Task.checkCancellation()
+        while true {
+            let now = nanoseconds
+            guard now < deadline else { return }
+            try await Task.sleep(nanoseconds: deadline - now)
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import SDKEventBusCore
+import SDKEventBusTesting
+
+extension LifecycleConfiguration {
+    /// The configuration with every wait of the lifecycle on `clock`.
+    func on(_ clock: TestClock) -> Self {
+        var configuration = self
+        configuration.testClock = clock
+        return configuration
+    }
+}

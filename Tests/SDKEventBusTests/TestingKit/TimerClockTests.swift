@@ -1,0 +1,72 @@
+import Foundation
+import SDKEventBusTesting
+import Testing
+
+@testable import SDKEventBusCore
+
+/// The timers' clocks: seconds in the public API, exact nanoseconds inside, real time that exists at
+/// every platform floor, and a test clock that keeps deadlines exact however far it has moved.
+@Suite(.timeLimit(.minutes(1))) struct TimerClockTests {
+    @Test func secondsBecomeWholeNanosecondsWithoutTrappingOnAnyValue() {
+        #expect((0.15 as TimeInterval).nanoseconds == 150_000_000)
+        #expect((300 as TimeInterval).nanoseconds == 300_000_000_000)
+        #expect((-1 as TimeInterval).nanoseconds == 0)
+        #expect(TimeInterval.nan.nanoseconds == 0)
+        #expect(TimeInterval.infinity.nanoseconds == .max)
+        #expect((1e30 as TimeInterval).nanoseconds == .max)
+        #expect(TimeInterval(nanoseconds: 150_000_000) == 0.15)
+    }
+
+    @Test func aDeadlineFarAwaySaturatesInsteadOfOverflowing() {
+        let clock = TestClock()
+        clock.advance(by: 10)
+        #expect(clock.deadline(after: .infinity) == .max)
+        #expect(clock.deadline(after: -5) == clock.nanoseconds, "a negative interval is now")
+    }
+
+    /// Deadlines are kept in nanoseconds: `300 + 0.15 - 300` would be `0.149999…` in seconds.
+    @Test func deadlinesStayExactAfterTheClockHasMovedFar() async throws {
+        let clock = TestClock()
+        clock.advance(by: 300)
+        let sleeper = Task { try await clock.sleep(for: 0.15) }
+        #expect(try await clock.nextDeadline() == 0.15)
+        #expect(try await clock.advanceToNextDeadline() == 0.15)
+        try await sleeper.value
+        #expect(clock.now == 300.15)
+        #expect(clock.history == [0.15])
+    }
+
+    @Test func theSystemClockMovesForwardAndReturnsAtOnceForADeadlineThatPassed() async throws {
+        let clock = SystemTimerClock()
+        let first = clock.nanoseconds
+        try await clock.sleep(untilNanoseconds: first)
+        try await clock.sleep(for: -1)
+        #expect(clock.nanoseconds >= first)
+    }
+
+    @Test func theSystemClockThrowsWhenItsTaskIsCancelled() async {
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await SystemTimerClock().sleep(for: 3_600)
+        }
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        let cancelledWhileSleeping = Task { try await SystemTimerClock().sleep(for: 3_600) }
+        cancelledWhileSleeping.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelledWhileSleeping.value }
+    }
+
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    @Test func aCustomClockRunsTheTimersFromTheInstantTheAdapterWasMade() async throws {
+        let manual = ManualClock()
+        manual.testClock.advance(by: 42)
+        let timer = ClockTimer(manual)
+        #expect(timer.nanoseconds == 0)
+        let sleeper = Task { try await timer.sleep(for: 2) }
+        #expect(try await manual.testClock.advanceToNextDeadline() == 2)
+        try await sleeper.value
+        #expect(timer.nanoseconds == 2_000_000_000)
+        #expect(Duration.milliseconds(1_500).timeInterval == 1.5)
+        #expect(Duration.milliseconds(1_500).wholeNanoseconds == 1_500_000_000)
+        #expect(Duration.seconds(-1).wholeNanoseconds == 0)
+    }
+}
