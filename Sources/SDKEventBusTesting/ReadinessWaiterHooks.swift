@@ -106,8 +106,8 @@ extension CatalogueConfigStore {
     ///   - timeout: How long to wait, in seconds on `clock`.
     ///   - clock: The test clock that measures `timeout`.
     /// - Returns: How the store became ready.
-    /// - Throws: ``SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
-    ///   and as ``SDKEventBusCore/CatalogueConfigStore/waitForReady()`` otherwise.
+    /// - Throws: ``/SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
+    ///   and as ``/SDKEventBusCore/CatalogueConfigStore/waitForReady()`` otherwise.
     @discardableResult
     public nonisolated func waitForReady(timeout: TimeInterval, clock: TestClock) async throws -> Readiness {
         try await waitForReady(timeout: timeout, on: clock)
@@ -121,8 +121,8 @@ extension CatalogueClient {
     ///   - timeout: How long to wait, in seconds on `clock`.
     ///   - clock: The test clock that measures `timeout`.
     /// - Returns: How the client became ready.
-    /// - Throws: ``SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
-    ///   and as ``SDKEventBusCore/CatalogueClient/ready()`` otherwise.
+    /// - Throws: ``/SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
+    ///   and as ``/SDKEventBusCore/CatalogueClient/ready()`` otherwise.
     @discardableResult
     public func ready(timeout: TimeInterval, clock: TestClock) async throws -> Readiness {
         try await lifecycle.store.waitForReady(timeout: timeout, clock: clock)

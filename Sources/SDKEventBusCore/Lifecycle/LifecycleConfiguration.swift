@@ -26,8 +26,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// until the first success, and after that only on demand (``ConfigLifecycle/refreshNow()``, or
     /// a stale configuration with ``timeToLive``).
     ///
-    /// At least ``minimumRefreshInterval``: a shorter one, or one that is not a number, is raised to
-    /// it.
+    /// At least 1 s: a shorter one, or one that is not a number, is raised to it.
     public var refreshInterval: TimeInterval? {
         didSet { refreshInterval = refreshInterval.map(Self.atLeastMinimum) }
     }

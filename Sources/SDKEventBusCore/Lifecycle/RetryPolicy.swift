@@ -33,8 +33,8 @@ public struct RetryPolicy: Sendable {
     /// Creates a policy.
     ///
     /// - Parameters:
-    ///   - initialDelay: The wait after the first failure, in seconds: from ``minimumDelay`` to a
-    ///     day (1 s when it is not a number).
+    ///   - initialDelay: The wait after the first failure, in seconds: from 100 ms to a day (1 s
+    ///     when it is not a number).
     ///   - multiplier: How much each further consecutive failure multiplies the wait (at least 1).
     ///   - maximumDelay: The longest wait, in seconds: from `initialDelay` to a day.
     ///   - jitter: The largest fraction, from 0 to 1, by which a wait is randomly shortened.
