@@ -32,7 +32,7 @@ import Testing
         try await rig.steps.wait("the first failure") { $0.failure != nil }
         #expect(!client.status.isReady, "neither the cache nor the initial config made it ready")
         #expect(client.config == nil)
-        rig.clock.advance(by: 1)
+        try await rig.clock.advanceToNextDeadline()
         #expect(try await client.ready().source == .live)
         #expect(client.config == b)
         await client.shutdown()
@@ -76,7 +76,7 @@ import Testing
         let (client, _) = rig.client(rig.service([.failure(failure), .config(a)]))
         try await rig.steps.wait("the first failure") { $0.failure != nil }
         #expect(!client.status.isReady)
-        rig.clock.advance(by: 1)
+        try await rig.clock.advanceToNextDeadline()
         #expect(try await client.ready().source == .live)
         await client.shutdown()
     }
@@ -99,7 +99,7 @@ import Testing
     @Test func aSuccessAfterADegradedStartIsAnnouncedAsAnUpdateWithEverythingAdded() async throws {
         let (client, events) = rig.client(rig.service([.failure(failure), .config(a)]), policy: .degraded())
         try await client.ready()
-        rig.clock.advance(by: 1)
+        try await rig.clock.advanceToNextDeadline()
         let update = try await events.next(2)[1]
         #expect(update.event == .configUpdated)
         let changes = try #require(ConfigUpdatedPayload(update)?.changes)
