@@ -1,0 +1,61 @@
+// Fire → delivery across the package's module boundary, built two ways by
+// Scripts/library-evolution-benchmark.sh: against the library-evolution build's interfaces (as a
+// binary SDK ships the package) and against a plain release build's modules. Prints nanoseconds
+// per event for each scenario; the script compares the two builds in the same run.
+
+import SDKEventBus
+import Dispatch
+
+/// A count callbacks on one thread add to, read after the run.
+final class Count: @unchecked Sendable {
+    // @unchecked: written only by the delivering thread while the run lasts, read after it.
+    var value = 0
+}
+
+let payload = SystemEvent.Payload.bucketing(
+    BucketingPayload(experienceId: "1", variationId: "2", visitorId: "visitor"))
+
+func nanoseconds(_ body: () async -> Void) async -> UInt64 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    await body()
+    return DispatchTime.now().uptimeNanoseconds - start
+}
+
+/// Fire on the caller's thread to one immediate listener: the engine's synchronous path.
+func immediate(events: Int) async -> Double {
+    let (bus, emitter) = EventBus.makeBus()
+    let count = Count()
+    let subscription = bus.on(.bucketing, delivery: .immediate) { _ in count.value += 1 }
+    let time = await nanoseconds {
+        for _ in 0..<events { emitter.fire(payload) }
+    }
+    precondition(count.value == events)
+    subscription.cancel()
+    return Double(time) / Double(events)
+}
+
+/// Fire from a task to one listener on an actor, then wait for delivery.
+actor Sink {
+    var count = 0
+    func add() { count += 1 }
+}
+
+func onActor(events: Int) async -> Double {
+    let (bus, emitter) = EventBus.makeBus()
+    let sink = Sink()
+    let subscription = bus.on(.bucketing, delivery: .isolated(to: sink)) { sink, _ in sink.add() }
+    let time = await nanoseconds {
+        for _ in 0..<events { emitter.fire(payload) }
+        await bus.flush()
+    }
+    let delivered = await sink.count
+    precondition(delivered == events)
+    subscription.cancel()
+    return Double(time) / Double(events)
+}
+
+let events = 200_000
+_ = await immediate(events: events / 10)
+_ = await onActor(events: events / 10)
+print("immediate \(await immediate(events: events))")
+print("actor \(await onActor(events: events))")
