@@ -5,8 +5,8 @@ public import Foundation
 ///
 /// The first ``setConfig(_:from:fetchedAt:)`` makes the store ready: it commits the configuration,
 /// fires the catalogue's ready payload, then resumes every ``waitForReady()`` caller with the same
-/// ``Readiness``. A later configuration that differs (not
-/// ``RemoteConfiguration/isSameConfiguration(as:)``) is committed and announced with the catalogue's
+/// ``Readiness``. A later configuration that differs (one not `==` to the current one; every one,
+/// for a configuration that is not `Equatable`) is committed and announced with the catalogue's
 /// "updated" payload; the same one changes nothing. The lifecycle can also resolve
 /// readiness without a configuration (a degraded start), and the SDK can fail it for good with its
 /// own error (``failReadiness(with:)``); whichever of these comes first decides what every caller
