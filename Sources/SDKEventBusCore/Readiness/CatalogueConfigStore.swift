@@ -61,11 +61,12 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// The last error recorded with ``recordError(_:)`` or ``failReadiness(with:)``.
     package nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
 
-    /// How many callers are waiting for readiness now, for diagnostics and tests.
-    public nonisolated var waiterCount: Int { gate.waiterCount }
+    /// How many callers are waiting for readiness now, for the tests and benchmarks of the package
+    /// (the testing library's `waitForWaiters` waits for a count without polling).
+    package nonisolated var waiterCount: Int { gate.waiterCount }
 
-    /// Whether the store was shut down.
-    public nonisolated var isShutDown: Bool { gate.isShutDown }
+    /// Whether the store was shut down, for the client's `SDKStatus.isShutDown`.
+    nonisolated var isShutDown: Bool { gate.isShutDown }
 
     /// Whether readiness is decided: ready, failed or shut down.
     package nonisolated var isDecided: Bool { !gate.isWaiting }
