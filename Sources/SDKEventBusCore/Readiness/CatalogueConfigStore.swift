@@ -264,7 +264,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     @discardableResult
     public nonisolated func waitForReady<C: Clock>(timeout: Duration, clock: C) async throws -> Readiness
     where C.Duration == Duration {
-        try await waitForReady(timeout: timeout.timeInterval, on: ClockTimer(clock))
+        try await waitForReady(timeout: TimeUnits.seconds(in: timeout), on: ClockTimer(clock))
     }
 
     /// Returns how the store became ready, or throws when `timeout` passes first on `timer`: what
