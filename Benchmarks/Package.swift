@@ -16,6 +16,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "SDKEventBus", package: "SDKEventBus"),
+                // `waitForWaiters`, to start timing once every `ready()` caller is suspended.
+                .product(name: "SDKEventBusTesting", package: "SDKEventBus"),
                 "FlagCatalogue",
             ],
             path: "Benchmarks/DeliveryBenchmarks",

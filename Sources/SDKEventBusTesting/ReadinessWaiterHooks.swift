@@ -4,7 +4,7 @@ public import SDKEventBusCore
 extension CatalogueConfigStore {
     /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogueConfigStore/waitForReady()``,
     /// or readiness is decided: for tests that must know their waiters are waiting, instead of
-    /// polling ``/SDKEventBusCore/CatalogueConfigStore/waiterCount``.
+    /// polling.
     ///
     /// ```swift
     /// let waiter = Task { try await store.waitForReady() }

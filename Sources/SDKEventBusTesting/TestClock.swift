@@ -64,13 +64,13 @@ public final class TestClock: Sendable {
     public init() {}
 
     /// How far the clock is from its start, in seconds; it moves only when the test advances it.
-    public var now: TimeInterval { TimeInterval(nanoseconds: state.withLock { $0.now }) }
+    public var now: TimeInterval { TimeUnits.seconds(inNanoseconds: state.withLock { $0.now }) }
 
     /// How many tasks are sleeping on the clock now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// How long each task asked to sleep, in seconds, in the order they asked.
-    public var history: [TimeInterval] { state.withLock { $0.history }.map(TimeInterval.init(nanoseconds:)) }
+    public var history: [TimeInterval] { state.withLock { $0.history }.map(TimeUnits.seconds(inNanoseconds:)) }
 
     /// How many entries the clock keeps for sleeps and waits in progress.
     ///
@@ -85,14 +85,14 @@ public final class TestClock: Sendable {
     /// - Parameter deadline: When to wake, in seconds from the clock's start.
     /// - Throws: `CancellationError` when the sleeping task is cancelled.
     public func sleep(until deadline: TimeInterval) async throws {
-        try await sleep(untilNanoseconds: deadline.nanoseconds)
+        try await sleep(untilNanoseconds: TimeUnits.nanoseconds(in: deadline))
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
     ///
     /// - Parameter interval: How far to move, in seconds.
     public func advance(by interval: TimeInterval) {
-        advance(toNanoseconds: state.withLock { $0.now } &+ interval.nanoseconds)
+        advance(toNanoseconds: state.withLock { $0.now } &+ TimeUnits.nanoseconds(in: interval))
     }
 
     /// Moves time to `instant` (if it is later) and wakes every sleeper whose deadline has come,
@@ -100,7 +100,7 @@ public final class TestClock: Sendable {
     ///
     /// - Parameter instant: Where to move, in seconds from the clock's start.
     public func advance(to instant: TimeInterval) {
-        advance(toNanoseconds: instant.nanoseconds)
+        advance(toNanoseconds: TimeUnits.nanoseconds(in: instant))
     }
 
     private func advance(toNanoseconds instant: UInt64) {
@@ -133,7 +133,7 @@ public final class TestClock: Sendable {
         } timeoutError: {
             WaitTimeoutError(
                 expected: "\(count) task(s) to sleep on the test clock",
-                observed: "\($0.sleepers.count) sleeping at \(TimeInterval(nanoseconds: $0.now)) seconds",
+                observed: "\($0.sleepers.count) sleeping at \(TimeUnits.seconds(inNanoseconds: $0.now)) seconds",
                 timeout: timeout
             )
         }
@@ -149,7 +149,7 @@ public final class TestClock: Sendable {
         -> TimeInterval
     {
         try await waitForSleepers(1, within: timeout)
-        return TimeInterval(nanoseconds: nanosecondsToNextDeadline())
+        return TimeUnits.seconds(inNanoseconds: nanosecondsToNextDeadline())
     }
 
     /// Advances to the earliest sleeper's deadline, once one is sleeping.
@@ -165,7 +165,7 @@ public final class TestClock: Sendable {
         try await waitForSleepers(1, within: timeout)
         let delay = nanosecondsToNextDeadline()
         advance(toNanoseconds: state.withLock { $0.now } &+ delay)
-        return TimeInterval(nanoseconds: delay)
+        return TimeUnits.seconds(inNanoseconds: delay)
     }
 
     private func nanosecondsToNextDeadline() -> UInt64 {

@@ -1,5 +1,6 @@
 import Benchmark
 import SDKEventBus
+import SDKEventBusTesting
 
 let payload = EventPayloadValue.bucketing(
     BucketingPayload(experienceId: "100334665", variationId: "1003142551", visitorId: "visitor-42")
@@ -250,7 +251,11 @@ let benchmarks: @Sendable () -> Void = {
             let store = ConfigStore(emitter: EventBus.makeBus().emitter)
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<10_000 { group.addTask { _ = try? await store.waitForReady() } }
-                while store.waiterCount < 10_000 { await Task.yield() }
+                do {
+                    try await store.waitForWaiters(10_000, within: 60)
+                } catch {
+                    fatalError("the 10,000 waiters did not all suspend: \(error)")
+                }
                 benchmark.startMeasurement()
                 await store.setConfig(readyConfig)
                 benchmark.stopMeasurement()

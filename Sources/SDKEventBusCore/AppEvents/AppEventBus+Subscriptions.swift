@@ -130,8 +130,8 @@ extension AppEventBus {
     /// }
     /// ```
     ///
-    /// End all of an owner's subscriptions with ``cancelAll(ownedBy:)``, or those to one type with
-    /// ``cancelAll(_:ownedBy:)``.
+    /// End all of an owner's subscriptions with ``cancelAll(ownedBy:)``, or one of them with the
+    /// subscription this returns.
     ///
     /// - Parameters:
     ///   - type: The event type.

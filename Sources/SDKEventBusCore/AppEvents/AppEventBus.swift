@@ -133,15 +133,6 @@ public final class AppEventBus: Sendable {
         storage.cancelAll(ownedBy: owner)
     }
 
-    /// Ends every subscription to `type` bound to `owner`.
-    ///
-    /// - Parameters:
-    ///   - type: The event type.
-    ///   - owner: The owner passed to `on(_:owner:…)`.
-    public func cancelAll<Event: AppEvent>(_ type: Event.Type, ownedBy owner: AnyObject) {
-        storage.cancelAll(ownedBy: owner, key: ObjectIdentifier(type))
-    }
-
     /// Ends every subscription of the bus, at once; the bus stays usable.
     ///
     /// What a screen or a feature does when it goes away with its own bus (see

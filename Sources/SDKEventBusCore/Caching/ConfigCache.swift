@@ -41,7 +41,8 @@ public protocol ConfigCache<Config>: Sendable {
     ///   - config: A configuration that decoded and is now in effect.
     ///   - body: Bytes that `Config.decode(from:)` reads back as `config`: the body as served when
     ///     the fetch service passes it on (``ConfigFetching/fetchLiveConfigWithBody()``), otherwise
-    ///     ``RemoteConfiguration/encodedForCache()``'s. Keep them, or keep `config` your own way.
+    ///     the configuration encoded as JSON (an `Encodable` one). Keep them, or keep `config` your
+    ///     own way.
     /// - Throws: When it cannot be written; the lifecycle reports it and goes on.
     func save(_ config: Config, body: Data) async throws
 

@@ -60,26 +60,20 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
         public var description: String { "\(value)" }
     }
 
-    /// Where in the body a syntax error was found.
-    public struct Location: Equatable, Sendable, CustomStringConvertible {
-        /// The offset of the offending byte from the start of the body, from 0.
-        public var byteOffset: Int
-        /// The line of the offending byte, from 1.
-        public var line: Int
-        /// The column of the offending byte within its line, in bytes, from 1.
-        public var column: Int
-
-        /// The location as `line L, column C (byte B)`.
-        public var description: String { "line \(line), column \(column) (byte \(byteOffset))" }
-    }
-
     /// The kind of failure.
     public var code: Code
     /// The path of the offending value, for example `experiences[0].variations[1].traffic_allocation`;
     /// empty for the whole body.
     public var path: String
-    /// Where the body stops being valid JSON, for encoding and syntax errors.
-    public var location: Location?
+    /// The line of the offending byte, from 1, for the errors the syntax check finds (encoding,
+    /// syntax, nesting, duplicate keys, numbers too large); `nil` for the others.
+    public var line: Int?
+    /// The column of the offending byte within its ``line``, in bytes, from 1; `nil` when there is
+    /// no line.
+    public var column: Int?
+    /// The offset of the offending byte from the start of the body, from 0; `nil` when there is no
+    /// line.
+    public var byteOffset: Int?
     /// What was wrong, in words: what was expected and what was found.
     public var reason: String
 
@@ -88,25 +82,53 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     /// - Parameters:
     ///   - code: The kind of failure.
     ///   - path: The path of the offending value; empty for the whole body.
-    ///   - location: Where the body stops being valid JSON, if it is a syntax error.
+    ///   - line: The line of the offending byte, from 1, if the body's syntax is at fault.
+    ///   - column: Its column within the line, in bytes, from 1.
+    ///   - byteOffset: Its offset from the start of the body, from 0.
     ///   - reason: What was wrong, in words.
-    public init(code: Code, path: String = "", location: Location? = nil, reason: String) {
+    public init(
+        code: Code, path: String = "", line: Int? = nil, column: Int? = nil, byteOffset: Int? = nil, reason: String
+    ) {
         self.code = code
         self.path = path
-        self.location = location
+        self.line = line
+        self.column = column
+        self.byteOffset = byteOffset
         self.reason = reason
     }
 
-    /// One sentence naming the failure, its location and path, and the reason.
+    /// An error at the byte the tokenizer located.
+    init(
+        code: Code, path: String = "", location: (line: Int, column: Int, byteOffset: Int), reason: String
+    ) {
+        self.init(
+            code: code, path: path, line: location.line, column: location.column, byteOffset: location.byteOffset,
+            reason: reason)
+    }
+
+    /// One sentence naming the failure, where it is in the body, its path and the reason:
+    /// `JSON rejected (invalidSyntax) at line 1, column 9 (byte 8), at experiences[0]: …`.
     public var description: String {
         var text = "JSON rejected (\(code))"
-        if let location { text += " at \(location)" }
+        if let position { text += " at \(position)" }
         if path.count > 120 {
             text += ", at \(path.prefix(60))…\(path.suffix(60))"
         } else if !path.isEmpty {
             text += ", at \(path)"
         }
         return text + ": \(reason)"
+    }
+
+    /// Where the offending byte is, as `line L, column C (byte B)`, with what is known of it.
+    private var position: String? {
+        let place = [line.map { "line \($0)" }, column.map { "column \($0)" }].compactMap { $0 }
+            .joined(separator: ", ")
+        switch (place.isEmpty, byteOffset) {
+        case (true, nil): return nil
+        case (true, let byte?): return "byte \(byte)"
+        case (false, nil): return place
+        case (false, let byte?): return "\(place) (byte \(byte))"
+        }
     }
 }
 

@@ -14,12 +14,11 @@ public import Foundation
 ///
 /// The rest is optional, and each adds something:
 ///
-/// - `Equatable`: a refresh that brings a configuration equal to the current one fires nothing
-///   (``isSameConfiguration(as:)``). Without it, only a body identical to the last one counts as
-///   unchanged.
-/// - `Encodable`: the cache can keep a configuration whose body the fetch service did not pass on
-///   (``encodedForCache()``). The HTTP service passes every body on, and the cache keeps it
-///   verbatim, so a configuration fetched over HTTP needs no encoding.
+/// - `Equatable`: a refresh that brings a configuration equal (`==`) to the current one fires
+///   nothing. Without it, only a body identical to the last one counts as unchanged.
+/// - `Encodable`: the cache can keep a configuration whose body the fetch service did not pass on,
+///   encoded as JSON. The HTTP service passes every body on, and the cache keeps it verbatim, so a
+///   configuration fetched over HTTP needs no encoding.
 public protocol RemoteConfiguration: Sendable {
     /// Decodes a body as served, rejecting anything malformed with an error that says what is wrong
     /// and where.
@@ -33,19 +32,6 @@ public protocol RemoteConfiguration: Sendable {
     /// - Throws: ``JSONDecodingError``.
     static func decode(from body: Data) throws(JSONDecodingError) -> Self
 
-    /// Encodes the configuration for a cache, in a form ``decode(from:)`` reads back.
-    ///
-    /// - Returns: The bytes to store.
-    /// - Throws: An `EncodingError` when the configuration cannot be encoded (or, for a type that is
-    ///   not `Encodable`, because it has no encoding).
-    func encodedForCache() throws -> Data
-
-    /// Whether this configuration says the same as `other`, so that applying it changes nothing.
-    ///
-    /// - Parameter other: The configuration in effect.
-    /// - Returns: `==` for an `Equatable` configuration; `false` otherwise.
-    func isSameConfiguration(as other: Self) -> Bool
-
     /// How deep objects and arrays may nest in a body; 128 unless the type says otherwise.
     static var maximumNestingDepth: Int { get }
 }
@@ -54,23 +40,6 @@ extension RemoteConfiguration {
     /// 128 levels: real configurations nest about ten (rules within rules); free-form JSON values
     /// need the margin.
     public static var maximumNestingDepth: Int { 128 }
-
-    /// No encoding: a configuration that is not `Encodable` is cached only from the body as served.
-    ///
-    /// - Throws: `EncodingError.invalidValue`, always.
-    public func encodedForCache() throws -> Data {
-        throw EncodingError.invalidValue(
-            self,
-            .init(
-                codingPath: [], debugDescription: "\(Self.self) is not Encodable: only a body as served can be cached"))
-    }
-
-    /// Never the same: without `Equatable` every configuration counts as a change, unless its body
-    /// is identical to the last one.
-    ///
-    /// - Parameter other: The configuration in effect.
-    /// - Returns: `false`.
-    public func isSameConfiguration(as other: Self) -> Bool { false }
 
     /// Decodes a body off the caller's actor: the entry point for async code, so that validating
     /// and decoding a large body never blocks the main actor.
@@ -106,22 +75,43 @@ extension RemoteConfiguration where Self: Decodable {
     }
 }
 
-extension RemoteConfiguration where Self: Equatable {
-    /// Whether the two are equal (`==`).
+extension RemoteConfiguration {
+    /// Whether this configuration says the same as `other`, so that applying it changes nothing:
+    /// `==` for an `Equatable` configuration; never for another, whose every configuration counts
+    /// as a change unless its body is identical to the last one.
     ///
     /// - Parameter other: The configuration in effect.
-    /// - Returns: `self == other`.
-    public func isSameConfiguration(as other: Self) -> Bool { self == other }
-}
+    /// - Returns: `self == other` for an `Equatable` configuration; `false` otherwise.
+    func isSameConfiguration(as other: Self) -> Bool {
+        guard let equatable = self as? any Equatable else { return false }
+        return Self.isEqual(equatable, to: other)
+    }
 
-extension RemoteConfiguration where Self: Encodable {
-    /// Encodes the configuration as JSON.
+    /// Whether `other` is a value of `lhs`'s type equal to it: opens the `Equatable` existential.
+    private static func isEqual<Value: Equatable>(_ lhs: Value, to other: Self) -> Bool {
+        guard let rhs = other as? Value else { return false }
+        return lhs == rhs
+    }
+
+    /// Encodes the configuration for a cache, in a form ``decode(from:)`` reads back: JSON, with
+    /// sorted keys, for an `Encodable` configuration.
     ///
-    /// - Returns: The JSON bytes.
-    /// - Throws: An `EncodingError`, for example for a non-finite number.
-    public func encodedForCache() throws -> Data {
+    /// A configuration that is not `Encodable` has no encoding: it is cached only from the body as
+    /// served.
+    ///
+    /// - Returns: The bytes to store.
+    /// - Throws: An `EncodingError`, for example for a non-finite number, or
+    ///   `EncodingError.invalidValue` when the configuration is not `Encodable`.
+    func encodedForCache() throws -> Data {
+        guard let encodable = self as? any Encodable else {
+            throw EncodingError.invalidValue(
+                self,
+                .init(
+                    codingPath: [],
+                    debugDescription: "\(Self.self) is not Encodable: only a body as served can be cached"))
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(self)
+        return try encoder.encode(encodable)
     }
 }

@@ -198,17 +198,6 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
-    /// Ends every subscription to the event `key` bound to `owner`.
-    func cancelAll(ownedBy owner: AnyObject, key: ObjectIdentifier) {
-        let ownerID = ObjectIdentifier(owner)
-        var work = AfterUnlock()
-        state.withLock { state in
-            guard let event = state.eventsByKey[key] else { return }
-            _ = state.end(state.registry.endAll(ownedBy: ownerID, event: event), into: &work)
-        }
-        work.run(diagnostics: diagnostics, storage: self)
-    }
-
     /// Ends every subscription, and keeps accepting new ones: a bus reset, unlike ``shutDown()``.
     func cancelAll() {
         var work = AfterUnlock()

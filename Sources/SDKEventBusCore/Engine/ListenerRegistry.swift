@@ -224,14 +224,6 @@ struct ListenerRegistry {
         endAll { $0.ownerID == ownerID }
     }
 
-    /// Ends every subscription to `event` bound to the owner with identity `ownerID`.
-    mutating func endAll(ownedBy ownerID: ObjectIdentifier, event: Int) -> [Ended] {
-        let doomed = lifetimes.filter { slot, lifetime in
-            lifetime.ownerID == ownerID && buckets[Int(slots[Int(slot)].bucket)].event == event
-        }.keys.sorted()
-        return doomed.map { end(slot: $0) }
-    }
-
     /// Ends every live subscription, and keeps accepting new ones.
     mutating func endAll() -> [Ended] {
         var ended: [Ended] = []

@@ -38,8 +38,8 @@ public protocol ConfigFetching<Config>: Sendable {
     /// so that the cache keeps it verbatim.
     ///
     /// The lifecycle calls this one. Implement it when the body is at hand (the HTTP service does);
-    /// the default calls ``fetchLiveConfig()`` and passes no body, and the cache then keeps
-    /// ``RemoteConfiguration/encodedForCache()``'s bytes.
+    /// the default calls ``fetchLiveConfig()`` and passes no body, and the cache then keeps the
+    /// configuration encoded as JSON (when it is `Encodable`; otherwise it is not cached).
     ///
     /// - Returns: The configuration, and the body as served (or `nil`).
     /// - Throws: As ``fetchLiveConfig()``.

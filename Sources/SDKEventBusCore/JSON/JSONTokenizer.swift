@@ -563,13 +563,13 @@ struct JSONTokenizer {
     // MARK: Locations
 
     /// The line and column of the byte at `offset`, for an error: counted only then.
-    func location(of offset: Int) -> JSONDecodingError.Location {
+    func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
         var line = 1
         var lineStart = 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
         }
-        return JSONDecodingError.Location(byteOffset: offset, line: line, column: offset - lineStart + 1)
+        return (line, offset - lineStart + 1, offset)
     }
 }

@@ -183,7 +183,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private func elapsedTime() -> TimeInterval? {
         guard let start = startedAt.withLock({ $0 }) else { return nil }
         let now = configuration.timer.nanoseconds
-        return TimeInterval(nanoseconds: now > start ? now - start : 0)
+        return TimeUnits.seconds(inNanoseconds: now > start ? now - start : 0)
     }
 
     // MARK: The loop

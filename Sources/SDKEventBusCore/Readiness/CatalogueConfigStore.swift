@@ -5,8 +5,8 @@ public import Foundation
 ///
 /// The first ``setConfig(_:from:fetchedAt:)`` makes the store ready: it commits the configuration,
 /// fires the catalogue's ready payload, then resumes every ``waitForReady()`` caller with the same
-/// ``Readiness``. A later configuration that differs (not
-/// ``RemoteConfiguration/isSameConfiguration(as:)``) is committed and announced with the catalogue's
+/// ``Readiness``. A later configuration that differs (one not `==` to the current one; every one,
+/// for a configuration that is not `Equatable`) is committed and announced with the catalogue's
 /// "updated" payload; the same one changes nothing. The lifecycle can also resolve
 /// readiness without a configuration (a degraded start), and the SDK can fail it for good with its
 /// own error (``failReadiness(with:)``); whichever of these comes first decides what every caller
@@ -61,11 +61,12 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// The last error recorded with ``recordError(_:)`` or ``failReadiness(with:)``.
     package nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
 
-    /// How many callers are waiting for readiness now, for diagnostics and tests.
-    public nonisolated var waiterCount: Int { gate.waiterCount }
+    /// How many callers are waiting for readiness now, for the tests and benchmarks of the package
+    /// (the testing library's `waitForWaiters` waits for a count without polling).
+    package nonisolated var waiterCount: Int { gate.waiterCount }
 
-    /// Whether the store was shut down.
-    public nonisolated var isShutDown: Bool { gate.isShutDown }
+    /// Whether the store was shut down, for the client's `SDKStatus.isShutDown`.
+    nonisolated var isShutDown: Bool { gate.isShutDown }
 
     /// Whether readiness is decided: ready, failed or shut down.
     package nonisolated var isDecided: Bool { !gate.isWaiting }
@@ -263,7 +264,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     @discardableResult
     public nonisolated func waitForReady<C: Clock>(timeout: Duration, clock: C) async throws -> Readiness
     where C.Duration == Duration {
-        try await waitForReady(timeout: timeout.timeInterval, on: ClockTimer(clock))
+        try await waitForReady(timeout: TimeUnits.seconds(in: timeout), on: ClockTimer(clock))
     }
 
     /// Returns how the store became ready, or throws when `timeout` passes first on `timer`: what

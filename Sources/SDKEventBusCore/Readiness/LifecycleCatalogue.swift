@@ -32,8 +32,8 @@ public protocol LifecycleCatalogue: EventCatalogue {
 
     /// The payload that announces a new configuration, or `nil` to announce nothing.
     ///
-    /// Called only when the new configuration differs from the previous one (not
-    /// ``RemoteConfiguration/isSameConfiguration(as:)``; an identical body as served never does).
+    /// Called only when the new configuration differs from the previous one (not `==` to it, for an
+    /// `Equatable` configuration; an identical body as served never does).
     ///
     /// - Parameter update: The previous and the new configuration.
     /// - Returns: The payload to fire, or `nil`.

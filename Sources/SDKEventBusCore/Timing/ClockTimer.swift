@@ -17,7 +17,7 @@ package struct ClockTimer<C: Clock>: TimerClock, ClockBackedTimer where C.Durati
     }
 
     /// Nanoseconds on the clock since the adapter was made.
-    package var nanoseconds: UInt64 { origin.duration(to: clock.now).wholeNanoseconds }
+    package var nanoseconds: UInt64 { TimeUnits.nanoseconds(in: origin.duration(to: clock.now)) }
 
     /// Suspends until the clock reaches `deadline`.
     ///

@@ -28,7 +28,7 @@ extension TimerClock {
     /// - Parameter interval: How far from now, in seconds; a negative one is now.
     /// - Returns: The deadline, in nanoseconds since the clock's origin.
     package func deadline(after interval: TimeInterval) -> UInt64 {
-        let (sum, overflow) = nanoseconds.addingReportingOverflow(interval.nanoseconds)
+        let (sum, overflow) = nanoseconds.addingReportingOverflow(TimeUnits.nanoseconds(in: interval))
         return overflow ? .max : sum
     }
 

@@ -89,7 +89,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("FlagClientCache-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = JSONFileConfigCache<FlagSet>(directory: directory)
-        try cache.save(FlagFixtures.flagSet, body: FlagFixtures.flagSet.encodedForCache())
+        try cache.save(FlagFixtures.flagSet, body: JSONEncoder().encode(FlagFixtures.flagSet))
         let service = harness.service([.delayed(1, .body(FlagFixtures.secondVersionData))])
         let (client, _, events) = harness.client(service, configuration: harness.configuration(cache: cache))
         #expect(try await client.ready().source == .cache)

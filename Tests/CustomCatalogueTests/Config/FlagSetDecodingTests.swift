@@ -62,7 +62,7 @@ import Testing
 
     @Test func flagSetRoundTripsThroughItsCacheForm() throws {
         for flags in [FlagFixtures.flagSet, FlagFixtures.secondVersion] {
-            #expect(try FlagSet.decode(from: flags.encodedForCache()) == flags)
+            #expect(try FlagSet.decode(from: JSONEncoder().encode(flags)) == flags)
         }
     }
 
@@ -71,7 +71,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let cache = JSONFileConfigCache<FlagSet>(directory: directory)
         #expect(try cache.load() == nil)
-        try cache.save(FlagFixtures.flagSet, body: FlagFixtures.flagSet.encodedForCache())
+        try cache.save(FlagFixtures.flagSet, body: JSONEncoder().encode(FlagFixtures.flagSet))
         #expect(try cache.load() == FlagFixtures.flagSet)
         #expect(cache.lastSaved != nil)
         try Data(FlagFixtures.text.utf8.prefix(100)).write(to: cache.fileURL)

@@ -25,8 +25,6 @@ import Testing
             decodedOnTheMainQueue.withLock { $0.append(DecodingIsolationTests.isOnTheMainQueue) }
             return ThreadProbe()
         }
-
-        func encodedForCache() throws -> Data { Data() }
     }
 
     @MainActor

@@ -24,6 +24,17 @@ import Testing
         return "{" + members.joined(separator: ",") + "}"
     }
 
+    // MARK: Descriptions
+
+    @Test func descriptionSaysWhatIsKnownOfTheOffendingBytesPosition() {
+        let located = JSONDecodingError(code: .invalidSyntax, line: 2, column: 5, byteOffset: 12, reason: "r")
+        #expect(located.description == "JSON rejected (invalidSyntax) at line 2, column 5 (byte 12): r")
+        let byteOnly = JSONDecodingError(code: .invalidSyntax, byteOffset: 7, reason: "r")
+        #expect(byteOnly.description == "JSON rejected (invalidSyntax) at byte 7: r")
+        let pathOnly = JSONDecodingError(code: .invalidValue, path: "a.b", reason: "r")
+        #expect(pathOnly.description == "JSON rejected (invalidValue), at a.b: r")
+    }
+
     // MARK: Duplicate keys
 
     @Test func duplicateKeyIsFoundAtEveryDepth() throws {
@@ -34,7 +45,7 @@ import Testing
             let error = try #require(validationError(body), "depth \(depth)")
             #expect(error.code == .duplicateKey)
             #expect(error.path == (Array(repeating: "k", count: outer) + ["x"]).joined(separator: "."))
-            #expect(error.location == .init(byteOffset: outer * 5 + 7, line: 1, column: outer * 5 + 8))
+            #expect((error.line, error.column, error.byteOffset) == (1, outer * 5 + 8, outer * 5 + 7))
             #expect(error.reason == #"the key "x" appears twice in the same object"#)
         }
     }
@@ -43,7 +54,7 @@ import Testing
         let error = try #require(validationError(#"[{"a":[0,{"b":{"c":1,"c":2}}]}]"#))
         #expect(error.code == .duplicateKey)
         #expect(error.path == "[0].a[1].b.c")
-        #expect(error.location?.byteOffset == 21)
+        #expect(error.byteOffset == 21)
     }
 
     @Test func duplicateIsFoundAsTheThirtyThousandthOfFortyThousandKeys() throws {
@@ -54,7 +65,7 @@ import Testing
         #expect(error.path == "k17")
         let offset = try #require(body.utf8.firstRange(of: #","k17":0"#.utf8)).lowerBound
         let byteOffset = body.utf8.distance(from: body.utf8.startIndex, to: offset) + 1
-        #expect(error.location == .init(byteOffset: byteOffset, line: 1, column: byteOffset + 1))
+        #expect((error.line, error.column, error.byteOffset) == (1, byteOffset + 1, byteOffset))
         #expect(error.reason == #"the key "k17" appears twice in the same object"#)
     }
 
@@ -95,7 +106,7 @@ import Testing
         #expect(error.code == .duplicateKey)
         #expect(error.path == decoded)
         let byteOffset = 1 + first.utf8.count + 3
-        #expect(error.location == .init(byteOffset: byteOffset, line: 1, column: byteOffset + 1))
+        #expect((error.line, error.column, error.byteOffset) == (1, byteOffset + 1, byteOffset))
         #expect(error.reason == "the key \"\(decoded)\" appears twice in the same object")
     }
 
@@ -132,14 +143,14 @@ import Testing
         let error = try #require(validationError(#"{"a":{"b":1},"b":2,"a":3}"#))
         #expect(error.code == .duplicateKey)
         #expect(error.path == "a")
-        #expect(error.location?.byteOffset == 19)
+        #expect(error.byteOffset == 19)
     }
 
     @Test func duplicateInALaterSiblingIsFound() throws {
         let error = try #require(validationError(#"[{"a":1},{"a":1,"a":2}]"#))
         #expect(error.code == .duplicateKey)
         #expect(error.path == "[1].a")
-        #expect(error.location?.byteOffset == 16)
+        #expect(error.byteOffset == 16)
     }
 
     // MARK: Paths
@@ -148,7 +159,7 @@ import Testing
         let error = try #require(validationError(#"{"\u0061":{"b\/c":tru}}"#))
         #expect(error.code == .invalidSyntax)
         #expect(error.path == "a.b/c")
-        #expect(error.location?.byteOffset == 18)
+        #expect(error.byteOffset == 18)
     }
 
     // MARK: Nesting
@@ -163,7 +174,7 @@ import Testing
             validationError(String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)))
         #expect(error.code == .nestingTooDeep)
         #expect(error.path == String(repeating: "[0]", count: limit))
-        #expect(error.location?.byteOffset == limit)
+        #expect(error.byteOffset == limit)
         #expect(error.reason == "objects and arrays are nested more than \(limit) levels deep")
     }
 
@@ -173,7 +184,7 @@ import Testing
         // Each `{"k":[` opens two containers: the 129th is the 65th `{`.
         #expect(error.code == .nestingTooDeep)
         #expect(error.path == Array(repeating: "k[0]", count: 64).joined(separator: "."))
-        #expect(error.location?.byteOffset == 64 * 6)
+        #expect(error.byteOffset == 64 * 6)
     }
 
     @Test func deepNestingIsScannedWithoutRecursion() {

@@ -8,13 +8,13 @@ import Testing
 /// every platform floor, and a test clock that keeps deadlines exact however far it has moved.
 @Suite(.timeLimit(.minutes(1))) struct TimerClockTests {
     @Test func secondsBecomeWholeNanosecondsWithoutTrappingOnAnyValue() {
-        #expect((0.15 as TimeInterval).nanoseconds == 150_000_000)
-        #expect((300 as TimeInterval).nanoseconds == 300_000_000_000)
-        #expect((-1 as TimeInterval).nanoseconds == 0)
-        #expect(TimeInterval.nan.nanoseconds == 0)
-        #expect(TimeInterval.infinity.nanoseconds == .max)
-        #expect((1e30 as TimeInterval).nanoseconds == .max)
-        #expect(TimeInterval(nanoseconds: 150_000_000) == 0.15)
+        #expect(TimeUnits.nanoseconds(in: 0.15 as TimeInterval) == 150_000_000)
+        #expect(TimeUnits.nanoseconds(in: 300 as TimeInterval) == 300_000_000_000)
+        #expect(TimeUnits.nanoseconds(in: -1 as TimeInterval) == 0)
+        #expect(TimeUnits.nanoseconds(in: TimeInterval.nan) == 0)
+        #expect(TimeUnits.nanoseconds(in: TimeInterval.infinity) == .max)
+        #expect(TimeUnits.nanoseconds(in: 1e30 as TimeInterval) == .max)
+        #expect(TimeUnits.seconds(inNanoseconds: 150_000_000) == 0.15)
     }
 
     @Test func aDeadlineFarAwaySaturatesInsteadOfOverflowing() {
@@ -65,8 +65,8 @@ import Testing
         #expect(try await manual.testClock.advanceToNextDeadline() == 2)
         try await sleeper.value
         #expect(timer.nanoseconds == 2_000_000_000)
-        #expect(Duration.milliseconds(1_500).timeInterval == 1.5)
-        #expect(Duration.milliseconds(1_500).wholeNanoseconds == 1_500_000_000)
-        #expect(Duration.seconds(-1).wholeNanoseconds == 0)
+        #expect(TimeUnits.seconds(in: Duration.milliseconds(1_500)) == 1.5)
+        #expect(TimeUnits.nanoseconds(in: Duration.milliseconds(1_500)) == 1_500_000_000)
+        #expect(TimeUnits.nanoseconds(in: Duration.seconds(-1)) == 0)
     }
 }

@@ -1,0 +1,48 @@
+/// Conversions between the public API's seconds (a `TimeInterval`, a `Double`; a `Duration`) and
+/// the whole nanoseconds the timers count in.
+///
+/// A namespace rather than extensions of `Double` and `Duration`: an extension of a standard type,
+/// even with `package` members only, is a public declaration of the module's API.
+package enum TimeUnits {
+    /// `interval` in whole nanoseconds, rounded: zero for a negative interval or NaN, and the
+    /// largest count for one too long to count (centuries).
+    ///
+    /// - Parameter interval: An interval in seconds.
+    /// - Returns: The interval in nanoseconds.
+    package static func nanoseconds(in interval: Double) -> UInt64 {
+        guard interval > 0 else { return 0 }
+        let count = (interval * 1e9).rounded()
+        return count < 1.8e19 ? UInt64(count) : .max
+    }
+
+    /// The interval `nanoseconds` long, in seconds.
+    ///
+    /// - Parameter nanoseconds: An interval in nanoseconds.
+    /// - Returns: The interval in seconds.
+    package static func seconds(inNanoseconds nanoseconds: UInt64) -> Double {
+        Double(nanoseconds) / 1e9
+    }
+
+    /// `duration` in whole nanoseconds: zero when not positive, the largest count when too long.
+    ///
+    /// - Parameter duration: A duration.
+    /// - Returns: The duration in nanoseconds.
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    package static func nanoseconds(in duration: Duration) -> UInt64 {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
+        return overflow || overflowAgain ? .max : total
+    }
+
+    /// `duration` in seconds, for the public API's `TimeInterval`s.
+    ///
+    /// - Parameter duration: A duration.
+    /// - Returns: The duration in seconds.
+    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    package static func seconds(in duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
