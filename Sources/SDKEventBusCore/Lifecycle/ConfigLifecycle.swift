@@ -235,11 +235,15 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             guard !Task.isCancelled else {
                 // Shutting down: whatever the fetch returned is discarded, never applied; a
                 // refresh waiting for it learns that the lifecycle was shut down.
-                finishFetch(.failure(ReadinessError.shutDown), succeeded: false)
+                finishFetch(.failure(ReadinessError.shutDown))
                 return
             }
             switch result {
             case .success(let (config, body)):
+                // Its age counts from its arrival, recorded before it is applied: applying it
+                // resumes `ready()` callers, who may read it (and move a test clock) at once.
+                let fetchedAt = elapsedTime()
+                control.withLock { $0.fetchArrived(at: fetchedAt) }
                 let change: ConfigChange
                 if let body, body == appliedBody, store.config != nil {
                     // The body as last applied: nothing can have changed, Equatable or not.
@@ -261,7 +265,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                     (cached, cachedBody) = (config, body)
                 }
                 failures = 0
-                finishFetch(.success(change), succeeded: true)
+                finishFetch(.success(change), succeededAt: fetchedAt)
                 nextFetch = configuration.refreshInterval.map { clock.deadline(after: $0) }
                 if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
             case .failure(let error):
@@ -275,7 +279,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                     store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
                 {
                     control.withLock { $0.stopReason = error }
-                    finishFetch(.failure(error), succeeded: false)
+                    finishFetch(.failure(error))
                     return
                 }
                 let (wait, retryable) = retryDelay(after: error, failures: failures)
@@ -285,7 +289,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 }
                 // A non-retryable error says nothing about the next one: back off from the start.
                 if !retryable { failures = 0 }
-                finishFetch(.failure(error), succeeded: false)
+                finishFetch(.failure(error))
                 nextFetch = clock.deadline(after: wait)
             }
         }
@@ -342,8 +346,8 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         return result
     }
 
-    private func finishFetch(_ result: Result<ConfigChange, any Error>, succeeded: Bool) {
-        let time = succeeded ? elapsedTime() : nil
+    /// Ends a fetch: records when a successful one arrived, and resumes the refreshes waiting for it.
+    private func finishFetch(_ result: Result<ConfigChange, any Error>, succeededAt time: TimeInterval? = nil) {
         for waiter in control.withLock({ $0.finishFetch(succeededAt: time) }) { waiter.resume(returning: result) }
     }
 

@@ -156,6 +156,14 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     }
 
     /// Ends a fetch; returns the refresh callers waiting for it.
+    /// A successful fetch's configuration arrived at `time`, and is about to be applied: from now
+    /// on its age counts, and reading it when stale asks for the next fetch, even before
+    /// ``finishFetch(succeededAt:)``: applying it resumes `ready()` callers, who may read it at once.
+    mutating func fetchArrived(at time: TimeInterval?) {
+        isFetching = false
+        if let time { lastSuccessfulFetch = time }
+    }
+
     mutating func finishFetch(succeededAt time: TimeInterval?) -> [RefreshWaiter] {
         isFetching = false
         if let time { lastSuccessfulFetch = time }

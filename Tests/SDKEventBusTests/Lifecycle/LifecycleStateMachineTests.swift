@@ -136,6 +136,18 @@ import Testing
 
     // MARK: refreshNow() bookkeeping
 
+    @Test func aStaleReadBetweenAFetchArrivingAndItsEndAsksForTheNextFetch() {
+        var machine = Machine()
+        _ = machine.beginWait(isDue: true, pausable: false)
+        #expect(machine.park("loop") == .fetch)
+        machine.fetchArrived(at: 10)
+        // Applying the configuration resumed a ready() caller, who moved the clock and read it.
+        #expect(machine.triggerIfStale(timeToLive: 30, now: 40).triggered)
+        _ = machine.finishFetch(succeededAt: 10)
+        _ = machine.beginWait(isDue: false, pausable: true)
+        #expect(machine.park("loop") == .fetch, "the stale read is not lost")
+    }
+
     @Test func aRefreshCancelledAfterItWasResumedLeavesNothingBehind() {
         var machine = Machine()
         for _ in 0..<10_000 {
