@@ -155,7 +155,6 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         return wakeToFetch()
     }
 
-    /// Ends a fetch; returns the refresh callers waiting for it.
     /// A successful fetch's configuration arrived at `time`, and is about to be applied: from now
     /// on its age counts, and reading it when stale asks for the next fetch, even before
     /// ``finishFetch(succeededAt:)``: applying it resumes `ready()` callers, who may read it at once.
@@ -164,6 +163,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         if let time { lastSuccessfulFetch = time }
     }
 
+    /// Ends a fetch; returns the refresh callers waiting for it.
     mutating func finishFetch(succeededAt time: TimeInterval?) -> [RefreshWaiter] {
         isFetching = false
         if let time { lastSuccessfulFetch = time }
