@@ -91,7 +91,12 @@ def api_entries(module, bin_path, triple):
 
 def code_size(module, release_path):
     """(machine code, size's text column) of the module's objects, in bytes."""
-    objects = sorted((release_path / f"{module}.build").glob("*.o"))
+    # Only the objects of the module's current sources: an incremental build keeps the objects of
+    # files since removed or renamed, which would otherwise be counted.
+    sources = {path.name for path in (ROOT / "Sources" / module).rglob("*.swift")}
+    objects = sorted(
+        path for path in (release_path / f"{module}.build").glob("*.o") if path.name.removesuffix(".o") in sources
+    )
     if not objects:
         sys.exit(f"no objects for {module} in {release_path}")
     berkeley = int(run("size", "-t", *map(str, objects)).strip().splitlines()[-1].split()[0])

@@ -41,8 +41,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         case reserved
         /// Cancelled before it registered: the registration resumes at once.
         case cancelledEarly
-        /// Waiting for the fetch.
-        case waiting(RefreshWaiter)
+        /// Waiting for fetch number `fetch` (see ``fetchCount``) to end.
+        case waiting(RefreshWaiter, fetch: UInt64)
     }
 
     fileprivate enum Loop {
@@ -57,6 +57,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     private(set) var hasStarted = false
     private(set) var isStopped = false
     private(set) var isFetching = false
+    /// How many fetches have begun: the number of the fetch in flight, or of the last one.
+    private var fetchCount: UInt64 = 0
     /// Low power mode is on.
     private(set) var isPaused = false
     /// A refresh was asked for and has not begun.
@@ -99,7 +101,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// Stops for good; returns the refresh callers to fail, and the error to fail them with.
     mutating func stop() -> (waiters: [RefreshWaiter], error: any Error) {
         isStopped = true
-        return (takeRefreshWaiters(), stopError)
+        return (takeRefreshWaiters(upTo: .max), stopError)
     }
 
     // MARK: The loop's wait
@@ -167,7 +169,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     mutating func finishFetch(succeededAt time: TimeInterval?) -> [RefreshWaiter] {
         isFetching = false
         if let time { lastSuccessfulFetch = time }
-        return takeRefreshWaiters()
+        return takeRefreshWaiters(upTo: fetchCount)
     }
 
     private var shouldFetch: Bool {
@@ -178,6 +180,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         isTriggered = false
         isDue = false
         isFetching = true
+        fetchCount += 1
         waitID += 1  // a timer of this wait that fires late changes nothing
         loop = .running
     }
@@ -226,7 +229,9 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         let reservation = refreshes.removeValue(forKey: id)
         if isStopped { return .resume(.failure(stopError)) }
         if case .cancelledEarly = reservation { return .resume(.failure(CancellationError())) }
-        refreshes[id] = .waiting(waiter)
+        // The fetch in flight, or the next one, which this call asks for: a fetch whose
+        // configuration has arrived is not in flight any more (see `fetchArrived`).
+        refreshes[id] = .waiting(waiter, fetch: isFetching ? fetchCount : fetchCount + 1)
         if isFetching { return .wait(wakeLoop: nil) }
         isTriggered = true
         return .wait(wakeLoop: wakeToFetch())
@@ -239,7 +244,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     ///   forgotten.
     mutating func cancelRefreshWaiter(_ id: UInt64) -> RefreshWaiter? {
         switch refreshes[id] {
-        case .waiting(let waiter):
+        case .waiting(let waiter, _):
             refreshes[id] = nil
             return waiter
         case .reserved:
@@ -250,11 +255,12 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         }
     }
 
-    /// Takes every registered caller; ids handed out but not registered yet stay.
-    private mutating func takeRefreshWaiters() -> [RefreshWaiter] {
+    /// Takes the callers waiting for fetch `last` or an earlier one; those waiting for a later fetch,
+    /// and ids handed out but not registered yet, stay.
+    private mutating func takeRefreshWaiters(upTo last: UInt64) -> [RefreshWaiter] {
         var waiters: [RefreshWaiter] = []
         refreshes = refreshes.filter { _, refresh in
-            guard case .waiting(let waiter) = refresh else { return true }
+            guard case .waiting(let waiter, let fetch) = refresh, fetch <= last else { return true }
             waiters.append(waiter)
             return false
         }

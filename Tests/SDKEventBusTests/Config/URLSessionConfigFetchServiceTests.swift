@@ -312,6 +312,7 @@ import Testing
             version.withLock { $0 = (Self.changed, "\"v2\"") }
             #expect(try await harness.clock.advanceToNextDeadline() == 60)
             await harness.diagnostics.wait { $0.appliedChange == .updated }
+            try await harness.recorder.waitForCount(2)  // the step is reported before the event fires
             await client.bus.flush()
             #expect(harness.recorder.events == [.ready, .configUpdated])
             #expect(server.receivedRequests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", "\"v1\""])

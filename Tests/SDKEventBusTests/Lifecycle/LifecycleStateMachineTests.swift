@@ -148,12 +148,28 @@ import Testing
         #expect(machine.park("loop") == .fetch, "the stale read is not lost")
     }
 
+    @Test func aRefreshAskedForAfterTheConfigurationArrivedWaitsForTheNextFetch() {
+        var machine = Machine()
+        _ = machine.beginWait(isDue: true, pausable: false)
+        #expect(machine.park("loop") == .fetch)
+        machine.fetchArrived(at: 1)
+        // Applying the configuration resumed a ready() caller, who asked for a refresh at once.
+        let id = machine.makeRefreshID()
+        _ = machine.addRefreshWaiter(id, "caller")
+        #expect(machine.finishFetch(succeededAt: 1) == [], "the fetch that arrived before it is not its fetch")
+        _ = machine.beginWait(isDue: false, pausable: true)
+        #expect(machine.park("loop") == .fetch, "it asked for the next one")
+        #expect(machine.finishFetch(succeededAt: 2) == ["caller"])
+    }
+
     @Test func aRefreshCancelledAfterItWasResumedLeavesNothingBehind() {
         var machine = Machine()
         for _ in 0..<10_000 {
             let id = machine.makeRefreshID()
             _ = machine.addRefreshWaiter(id, "caller")
-            _ = machine.finishFetch(succeededAt: nil)
+            _ = machine.beginWait(isDue: false, pausable: true)
+            _ = machine.park("loop")  // the fetch it asked for begins
+            #expect(machine.finishFetch(succeededAt: nil) == ["caller"])
             #expect(machine.cancelRefreshWaiter(id) == nil, "resumed already")
         }
         #expect(machine.refreshBookkeepingCount == 0)

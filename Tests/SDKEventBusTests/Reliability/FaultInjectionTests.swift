@@ -51,6 +51,8 @@ import Testing
         #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { TimeInterval($0) })
         #expect(client.config == b)
         #expect(service.fetchCount == Self.errors.count + 3)
+        // The step is reported before the update it announces is fired: wait for the event.
+        try await harness.recorder.waitForCount(2)
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready, .configUpdated], "failures fire nothing")
         await client.shutdown()
@@ -65,6 +67,7 @@ import Testing
         // refresh, retry 1, refresh, retry 1, retry 2, refresh, retry 1
         #expect(delays == [60, 1, 60, 1, 2, 60, 1].map { TimeInterval($0) })
         await harness.diagnostics.wait(for: 2) { $0.appliedChange == .updated }
+        try await harness.recorder.waitForCount(3)
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready, .configUpdated, .configUpdated])
         await client.shutdown()
