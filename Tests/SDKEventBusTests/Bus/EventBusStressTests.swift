@@ -4,6 +4,10 @@ import Testing
 @testable import SDKEventBusCore
 
 /// Many tasks firing, subscribing and unsubscribing at once; every rule still holds.
+///
+/// Each task yields now and then: its operations rarely suspend, and four tasks that never yield
+/// hold both threads of CI's cooperative pool for their whole run, stalling every suite running in
+/// parallel (past their 30-second bounds, under the thread sanitizer).
 @Suite(.timeLimit(.minutes(2))) struct EventBusStressTests {
     static let producers = 4
     static let firesPerProducer = 2_500
@@ -26,12 +30,14 @@ import Testing
             for producer in 0..<Self.producers {
                 group.addTask {
                     for sequence in 0..<Self.firesPerProducer {
+                        if sequence % 64 == 0 { await Task.yield() }
                         emitter.fire(SamplePayloads.numbered(Self.encode(producer: producer, sequence: sequence)))
                     }
                 }
             }
             group.addTask {
                 for recorder in churned {
+                    await Task.yield()
                     let token = bus.on(.apiQueueReleased) { recorder.append($0.number!) }
                     _ = bus.on(.conversion) { _ in }
                     await bus.off(token)
@@ -73,6 +79,7 @@ import Testing
             for task in 0..<4 {
                 group.addTask {
                     for index in 0..<25_000 {
+                        if index % 64 == 0 { await Task.yield() }
                         let token = bus.on(SystemEvent.allCases[(task + index) % 10]) { _ in }
                         await bus.off(token)
                     }
