@@ -275,6 +275,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     registerDecodingBenchmarks()
+    registerBurstBenchmarks()
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))

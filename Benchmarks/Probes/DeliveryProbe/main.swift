@@ -135,7 +135,7 @@ case "app-main":
 case "app-locked", "app-task":
     let locked = TypeKeyedBus(onMainActor: mode == "app-task")
     let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
-    for _ in 0..<listeners { locked.on(Bucketed.self) { _ in receive() } }
+    for _ in 0..<listeners { locked.subscribe(to: Bucketed.self) { _ in receive() } }
     fire = { locked.publish(Bucketed(payload: payload)) }
 default:
     print("unknown mode \(mode)")

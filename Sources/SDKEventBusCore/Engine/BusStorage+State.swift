@@ -20,6 +20,8 @@ extension BusStorage {
         /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
         var eventsByKey: [ObjectIdentifier: Int] = [:]
         let layout: PayloadLayout
+        /// What one main-actor or actor job may spend before it yields its executor.
+        var jobLimit = DeliveryBudget.Limit.job
         /// Tests waiting until callers wait on a lane: none unless a test installs one.
         var waiterWatchers = WaiterWatchers()
     }
@@ -253,9 +255,30 @@ extension BusStorage.State {
     mutating func abandon(lane: Int, into work: inout AfterUnlock) {
         lanes[lane].isDraining = false
         end(registry.endAll(inLane: lane), into: &work)
+        dropQueued(lane: lane, into: &work)
+        vacate(lane: lane)
+    }
+
+    /// Drops what is queued on a lane, and the rest of the batch its pass holds between two jobs
+    /// (the pass then ends: the next job finds nothing to resume).
+    mutating func dropQueued(lane: Int, into work: inout AfterUnlock) {
         let (dropped, flushed) = lanes[lane].dropPending()
         work.dropped.append(dropped)
         if !flushed.isEmpty { work.continuations += flushed }
-        vacate(lane: lane)
+        if let held = lanes[lane].dropHeld() {
+            work.dropped.append(held)
+            finishPass(lane: lane, delivered: held.count, recycling: nil, into: &work)
+        }
+    }
+
+    /// Schedules the next job of a main-actor or actor lane whose job yields: it holds the drain,
+    /// so no fire schedules one meanwhile.
+    mutating func scheduleNextJob(lane: Int, into work: inout AfterUnlock) {
+        if lane == BusStorage.mainLane {
+            work.scheduleMain = true
+        } else if let actor = lanes[lane].actor {
+            // Always there: the yielding job runs on it.
+            work.actorDrains.append((lane, actor))
+        }
     }
 }

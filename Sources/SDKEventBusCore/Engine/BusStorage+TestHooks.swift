@@ -18,6 +18,13 @@ extension BusStorage {
         }
     }
 
+    /// Makes each main-actor and actor job yield its executor after `callbacks` callbacks (or its
+    /// usual time budget, whichever comes first): for tests that need a pass to span jobs at known
+    /// points.
+    func limitJobs(toCallbacks callbacks: Int) {
+        state.withLock { $0.jobLimit.callbacks = callbacks }
+    }
+
     /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
     /// know an `off` or a `flush` is waiting before they let the pass go on, or cancel it.
     func waitForWaiters(_ kind: WaiterWatchers.Kind, _ count: Int, lane: Int) async {

@@ -7,8 +7,9 @@
 /// modules, with no generic metadata to look up on the fire → delivery path.
 ///
 /// A fire takes the lock once: it queues the payload for each lane that has listeners of its event
-/// and, when a lane has no drain under way, schedules one (one main-actor or actor job per batch of
-/// fires). The immediate lane is delivered on the firing thread right after the lock, unless
+/// and, when a lane has no drain under way, schedules one: main-actor or actor jobs of at most about
+/// 2 ms of callbacks each (``DeliveryBudget``), a pass resuming in the next job where the last one
+/// stopped. The immediate lane is delivered on the firing thread right after the lock, unless
 /// another thread is delivering on it, which then delivers this fire next. A pass reads each
 /// listener in place; ending a subscription marks its entry, so it never copies a bucket.
 ///
@@ -27,9 +28,6 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     static let mainLane = 0
     static let immediateLane = 1
-    /// How many batches one main-actor or actor job delivers before it yields its executor.
-    static let batchesPerJob = 16
-
     let busID: UInt64
     let state: LockedValue<State>
     let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
@@ -224,16 +222,13 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Ends every subscription (sequences finish) and makes later fires and subscriptions inert.
     ///
-    /// Fires already queued are dropped: their listeners have ended.
+    /// Fires already queued are dropped, with the rest of a batch a pass holds between two jobs:
+    /// their listeners have ended.
     func shutDown() {
         var work = AfterUnlock()
         state.withLock { state in
             state.end(state.registry.close(), into: &work)
-            for lane in state.lanes.indices {
-                let (dropped, flushed) = state.lanes[lane].dropPending()
-                work.dropped.append(dropped)
-                if !flushed.isEmpty { work.continuations += flushed }
-            }
+            for lane in state.lanes.indices { state.dropQueued(lane: lane, into: &work) }
             work.dropped.append(state.latest.removeAll())
         }
         work.run(diagnostics: diagnostics, storage: self)
@@ -322,13 +317,18 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Delivers an immediate fire on this thread, then whatever was queued on the lane meanwhile.
     private func deliverImmediately(_ inline: InlineDelivery) {
+        var budget = DeliveryBudget.unlimited
         withUnsafePointer(to: inline.header) { header in
-            deliver(header, payload: inline.payload, lane: Self.immediateLane, cursor: immediateCursor)
+            _ = deliver(
+                header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
+                budget: &budget)
         }
         var buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil)
         while let batch = buffer {
-            let count = deliver(batch, lane: Self.immediateLane, cursor: immediateCursor)
-            buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: count, recycling: batch)
+            var held = DeliveryLane.HeldBatch(buffer: batch)
+            _ = deliver(&held, lane: Self.immediateLane, cursor: immediateCursor, budget: &budget)
+            batch.removeAll()
+            buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: held.index, recycling: batch)
         }
     }
 
@@ -346,39 +346,84 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         drainJob(lane: lane, cursor: state.withLock { $0.lanes[lane].cursor })
     }
 
-    /// Delivers queued batches on the lane's executor, yielding it after ``batchesPerJob``.
+    /// Delivers queued batches on the lane's executor for at most the bus's job budget (about
+    /// 2 ms of callbacks), then yields the executor: the next job, scheduled behind whatever the
+    /// executor holds by then, resumes exactly where this one stopped.
+    ///
+    /// Between two jobs the pass stays active and outside any bucket, holding its batch in the
+    /// lane: `off` returns at once and the resumed pass skips the ended listener; fires queue
+    /// behind the held batch and schedule nothing (the drain is under way); `flush` waits for the
+    /// held batch like any other.
     private func drainJob(lane: Int, cursor: PassCursor) {
-        var buffer = state.withLock { $0.lanes[lane].takeBatch() }
-        var batches = 0
-        while let batch = buffer {
-            let count = deliver(batch, lane: lane, cursor: cursor)
-            batches += 1
-            guard batches < Self.batchesPerJob else {
-                finish(lane: lane, delivered: count, recycling: batch)
-                // Still busy: let other work on this executor run, then continue.
-                if lane == Self.mainLane {
-                    scheduleMainDrain()
-                } else if let actor = state.withLock({ $0.lanes[lane].actor }) {
-                    // Always there: this job holds its actor.
-                    scheduleDrain(lane: lane, on: actor)
-                }
+        let (start, limit) = state.withLock { state in (state.lanes[lane].resumeOrTakeBatch(), state.jobLimit) }
+        guard var current = start else { return }
+        var budget = DeliveryBudget(limit, now: SystemTimerClock().nanoseconds)
+        while true {
+            if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {
+                yieldJob(lane: lane, holding: current)
                 return
             }
-            buffer = finishAndTakeNext(lane: lane, delivered: count, recycling: batch)
+            // Outside the lock: destroying a payload may run user code.
+            current.buffer.removeAll()
+            guard !budget.isSpent else {
+                yieldJob(lane: lane, delivered: current.index, recycling: current.buffer)
+                return
+            }
+            guard let next = finishAndTakeNext(lane: lane, delivered: current.index, recycling: current.buffer)
+            else { return }
+            current = DeliveryLane.HeldBatch(buffer: next)
         }
     }
 
-    /// Delivers every entry of a batch, then empties it (outside the lock: destroying a payload may
-    /// run user code).
+    /// Delivers a batch from where `current` stands, until its end or until `budget` is spent.
     ///
-    /// - Returns: How many deliveries the batch held.
-    private func deliver(_ batch: DeliveryBuffer, lane: Int, cursor: PassCursor) -> Int {
+    /// - Returns: Whether the budget ran out before the batch's end; `current` then says where to
+    ///   resume. Otherwise `current.index` is the batch's count.
+    private func deliver(
+        _ current: inout DeliveryLane.HeldBatch,
+        lane: Int,
+        cursor: PassCursor,
+        budget: inout DeliveryBudget
+    ) -> Bool {
+        let batch = current.buffer
         let count = batch.count
-        for index in 0..<count {
-            deliver(batch.header(at: index), payload: batch.payload(at: index), lane: lane, cursor: cursor)
+        while current.index < count {
+            if let stop = deliver(
+                batch.header(at: current.index), payload: batch.payload(at: current.index), from: current.resumeID,
+                lane: lane, cursor: cursor, budget: &budget)
+            {
+                current.resumeID = stop
+                return true
+            }
+            current.index += 1
+            current.resumeID = 0
+            if budget.isSpent, current.index < count { return true }
         }
-        batch.removeAll()
-        return count
+        return false
+    }
+
+    /// Ends a job whose budget ran out mid-batch: the lane holds the batch for the next job, which
+    /// is scheduled now.
+    private func yieldJob(lane: Int, holding current: DeliveryLane.HeldBatch) {
+        var work = AfterUnlock()
+        state.withLock { state in
+            state.lanes[lane].hold(current)
+            // The pass is outside any bucket: `off` callers waiting for it may go.
+            state.actOnRequests(lane: lane, into: &work)
+            state.scheduleNextJob(lane: lane, into: &work)
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+    }
+
+    /// Ends a job whose budget ran out at the end of a batch: finishes the batch, and schedules the
+    /// next job if fires are queued.
+    private func yieldJob(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer) {
+        var work = AfterUnlock()
+        state.withLock { state in
+            state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work)
+            if state.lanes[lane].continuesAfterYield() { state.scheduleNextJob(lane: lane, into: &work) }
+        }
+        work.run(diagnostics: diagnostics, storage: self)
     }
 
     /// Ends a batch and takes the next one under one lock.
@@ -394,13 +439,6 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         return next
     }
 
-    /// Ends a batch.
-    private func finish(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?) {
-        var work = AfterUnlock()
-        state.withLock { state in state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work) }
-        work.run(diagnostics: diagnostics, storage: self)
-    }
-
     /// Acts on what enders asked while the pass runs; called by the pass between callbacks.
     private func actOnRequests(lane: Int) {
         var work = AfterUnlock()
@@ -408,14 +446,18 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
-    /// Delivers one fire or replay.
+    /// Delivers one fire from the listener with id `resumeID` on, or one replay.
+    ///
+    /// - Returns: `nil` when done; otherwise the budget ran out and this is the id to resume from.
     @inline(__always)
     private func deliver(
         _ header: UnsafePointer<DeliveryHeader>,
         payload: UnsafeRawPointer,
+        from resumeID: UInt64,
         lane: Int,
-        cursor: PassCursor
-    ) {
+        cursor: PassCursor,
+        budget: inout DeliveryBudget
+    ) -> UInt64? {
         let bucket = header.pointee.bucket.takeUnretainedValue()
         if header.pointee.isReplay {
             let target = state.withLock { state -> UnsafeMutablePointer<ListenerEntry>? in
@@ -423,12 +465,16 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                     busID: busID, listenerID: header.pointee.targetID, slot: header.pointee.targetSlot, issuer: nil)
                 return state.registry.entry(of: token)?.entry
             }
-            guard let target else { return }
+            guard let target else { return nil }
             DeliveryPass.call(target, payload: payload, bucket: bucket, cursor: cursor) { actOnRequests(lane: lane) }
-        } else {
-            DeliveryPass.run(payload: payload, bucket: bucket, mark: header.pointee.mark, cursor: cursor) {
-                actOnRequests(lane: lane)
-            }
+            _ = budget.spend()
+            return nil
+        }
+        return DeliveryPass.run(
+            payload: payload, bucket: bucket, mark: header.pointee.mark, from: resumeID, cursor: cursor,
+            budget: &budget
+        ) {
+            actOnRequests(lane: lane)
         }
     }
 

@@ -5,9 +5,9 @@
 ///
 /// | delivery | the callback runs | callback |
 /// | --- | --- | --- |
-/// | ``mainActor`` (the default) | on the main actor, one job per batch of fires | `@MainActor (Payload) -> Void` |
+/// | ``mainActor`` (the default) | on the main actor, in jobs of at most about 2 ms of callbacks | `@MainActor (Payload) -> Void` |
 /// | ``immediate`` | on the firing thread, before `fire` returns | `(Payload) -> Void` |
-/// | ``isolated(to:)`` | isolated to the actor, one job on it per batch of fires | `(isolated A, Payload) -> Void` |
+/// | ``isolated(to:)`` | isolated to the actor, in jobs on it of at most about 2 ms of callbacks | `(isolated A, Payload) -> Void` |
 ///
 /// ```swift
 /// bus.on(.configUpdated) { payload in render(payload) }                            // main actor
@@ -30,7 +30,8 @@ public struct Delivery<Context>: Sendable {
 }
 
 extension Delivery where Context == MainActor {
-    /// On the main actor, the default: one main-actor job delivers a whole batch of fires.
+    /// On the main actor, the default: many fires share a main-actor job, and a job yields the main
+    /// actor after about 2 ms of callbacks.
     public static var mainActor: Delivery<MainActor> { Delivery(lane: .mainActor) }
 }
 
@@ -42,7 +43,8 @@ extension Delivery where Context == Never {
 
 extension Delivery where Context: Actor {
     /// Isolated to `actor`, which the callback receives: it reads and changes the actor's state
-    /// synchronously, one job on the actor per batch of fires, never through the main actor.
+    /// synchronously, in jobs on the actor of at most about 2 ms of callbacks each, never through the
+    /// main actor.
     ///
     /// - Parameter actor: The actor; the bus holds it weakly and ends its subscriptions when it is
     ///   deallocated.

@@ -2,11 +2,11 @@
 enum LaneSelector: @unchecked Sendable {
     // @unchecked: `any Actor` is Sendable; the enum only carries it to the lock.
 
-    /// The main actor: callbacks run in one main-actor job per batch of fires.
+    /// The main actor: callbacks run in main-actor jobs of at most about 2 ms each.
     case mainActor
     /// The firing thread, before `fire` returns (or the thread delivering on the lane then).
     case immediate
-    /// The given actor: callbacks run in one job on it per batch of fires.
+    /// The given actor: callbacks run in jobs on it of at most about 2 ms each.
     case actor(any Actor)
 }
 
@@ -15,8 +15,17 @@ enum LaneSelector: @unchecked Sendable {
 /// Plain state, guarded by the bus's lock.
 ///
 /// A lane runs at most one pass at a time, so the callbacks of one lane never run concurrently and
-/// see fires in the order they were queued.
+/// see fires in the order they were queued. A pass may span several jobs: between two, the lane
+/// holds its batch and the place reached in it (``held``), and the pass stays active.
 struct DeliveryLane {
+    /// A batch a pass has taken, and how far it got: the fire it is at, and within that fire the
+    /// first listener id still to call (0 for the fire's start).
+    struct HeldBatch {
+        let buffer: DeliveryBuffer
+        var index = 0
+        var resumeID: UInt64 = 0
+    }
+
     /// How many pending fires trigger the first backlog report; each later report doubles it.
     static var backlogThreshold: Int { 1_000 }
 
@@ -37,8 +46,12 @@ struct DeliveryLane {
     private var spare: DeliveryBuffer
     /// Whether a drain is scheduled or running (for the immediate lane: a thread is delivering).
     var isDraining = false
-    /// Whether a pass is between taking a batch and finishing it.
+    /// Whether a pass is between taking a batch and finishing it (also while it waits between
+    /// two jobs).
     var isPassActive = false
+    /// The batch of a pass that yielded its executor, for its next job to resume: the pass is
+    /// active, outside any bucket.
+    private(set) var held: HeldBatch?
     /// Ended entries whose callbacks the running pass may be calling: released when it moves on.
     var deferredReleases: [(bucket: ListenerBucket, position: Int)] = []
     /// `off` callers waiting for the running pass to move on.
@@ -138,6 +151,38 @@ struct DeliveryLane {
         nextBacklogReport = Self.backlogThreshold
         isPassActive = true
         return batch
+    }
+
+    /// The batch the pass held between two jobs, or else every queued delivery (see
+    /// ``takeBatch()``).
+    mutating func resumeOrTakeBatch() -> HeldBatch? {
+        if let held {
+            self.held = nil
+            return held
+        }
+        return takeBatch().map { HeldBatch(buffer: $0) }
+    }
+
+    /// Keeps the batch of a pass that yields its executor mid-batch, for its next job.
+    mutating func hold(_ batch: HeldBatch) {
+        held = batch
+    }
+
+    /// Whether a job that spent its budget at the end of a batch must schedule another.
+    ///
+    /// It must when fires are queued; otherwise the drain ends here.
+    mutating func continuesAfterYield() -> Bool {
+        guard pending.isEmpty else { return true }
+        isDraining = false
+        return false
+    }
+
+    /// Takes the batch a pass holds between two jobs, whose remaining fires are dropped.
+    ///
+    /// For a bus that shuts down; finish the pass with ``finishBatch(count:recycling:)``.
+    mutating func dropHeld() -> DeliveryBuffer? {
+        defer { held = nil }
+        return held?.buffer
     }
 
     /// Records that the pass delivered `count` fires, and keeps `buffer`, emptied, for a later

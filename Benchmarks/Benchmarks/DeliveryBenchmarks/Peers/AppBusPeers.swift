@@ -91,7 +91,7 @@ final class TypeKeyedLockedBusPeer: DeliveryPeer {
     init(listeners: Int, sink: Sink) async {
         let receive = inlineCallback(for: sink)
         for _ in 0..<listeners {
-            _ = bus.on(BucketingHappened.self) { receive($0.payload) }
+            _ = bus.subscribe(to: BucketingHappened.self) { receive($0.payload) }
         }
     }
 
@@ -109,7 +109,7 @@ final class TypeKeyedTaskPerCallbackPeer: DeliveryPeer {
         let receive = inlineCallback(for: sink)
         for _ in 0..<listeners {
             // Runs in a main-actor task: the cast only drops the isolation the task provides.
-            _ = bus.on(BucketingHappened.self) { receive($0.payload) }
+            _ = bus.subscribe(to: BucketingHappened.self) { receive($0.payload) }
         }
     }
 
