@@ -3,8 +3,8 @@
 // binary SDK ships the package) and against a plain release build's modules. Prints nanoseconds
 // per event for each scenario; the script compares the two builds in the same run.
 
-import SDKEventBus
 import Dispatch
+import SDKEventBus
 
 /// A count callbacks on one thread add to, read after the run.
 final class Count: @unchecked Sendable {

@@ -71,7 +71,8 @@ var settings = SDKConfiguration(refreshInterval: nil)
 settings.testClock = clock
 // The configuration: the test fixture, whose path the script passes.
 let body = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
-let client = SDKClient(configuration: settings, fetchService: MockConfigFetchService([.delayed(5, .body(body))], clock: clock))
+let service = MockConfigFetchService([.delayed(5, .body(body))], clock: clock)
+let client = SDKClient(configuration: settings, fetchService: service)
 let timed = Task { try await client.ready(timeout: 2, clock: clock) }
 try await clock.waitForSleepers(2)
 clock.advance(by: 2)
