@@ -123,6 +123,10 @@ import Testing
                     "listenerCount(for: \(event)) is \(counted); the model has \(liveCounts[event, default: 0])")
             }
         }
+        // The bus holds listeners' actors weakly and ends their subscriptions when they go: the
+        // model's counts hold only while the actors live, which an optimised build would otherwise
+        // end after their last use, before the counting.
+        withExtendedLifetime(actors) {}
         bus.shutdown()
         if bus.storage.footprint.entries != 0 {
             violations.append("storage not back to its baseline after shutdown: \(bus.storage.footprint.entries)")
