@@ -91,6 +91,7 @@ import Testing
         await harness.diagnostics.wait { $0.appliedChange == .updated }
         #expect(client.config == b)
         #expect(service.fetchCount == 2)
+        try await harness.recorder.waitForCount(2)  // the step is reported before the event fires
         await client.bus.flush()
         #expect(harness.recorder.events == [.ready, .configUpdated])
         #expect(harness.recorder.readiness?.source == .live)

@@ -129,10 +129,11 @@ import Testing
         let before = bus.storage.footprint
         #expect(before.laneBufferCapacity == 0)
         await held.fire(1_000, on: emitter)  // the actor is busy: all 1,000 wait on its lane
-        #expect(bus.storage.footprint.laneBufferCapacity == 1_024, "grown by doubling from 16")
+        // Not read here: the actor's job may already have taken the batch out of the lane.
         await bus.flush()
         #expect(received.count == 1_000)
-        // Kept, not returned (issue 23 shrinks it back): the lane buffer's capacity after a burst.
+        // Grown by doubling from 16, and kept, not returned (issue 23 shrinks it back): the lane
+        // buffer's capacity after a burst.
         #expect(bus.storage.footprint.laneBufferCapacity == 1_024)
         #expect(bus.storage.footprint.retainedReplays == 0)
     }
