@@ -255,6 +255,9 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                     change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
                         self.status.fetchSucceeded()
                         self.status.applied(change, from: .live)
+                        // Readiness is decided: the degraded deadline stops now, before the step
+                        // is reported, not at the loop's next turn.
+                        self.endDegradedDeadlineIfDecided()
                         self.report(.configApplied(change))
                     }
                 }
