@@ -3,7 +3,7 @@ public import Foundation
 /// An SDK's facade for any lifecycle catalogue: it loads the configuration when created, keeps it
 /// fresh, and gives app code `ready()`, every way of subscribing, and the current configuration.
 ///
-/// Creating a client starts its ``ConfigLifecycle`` at once, in a task the client owns: initial
+/// Creating a client starts its lifecycle at once, in a task the client owns: initial
 /// and cached configurations as the readiness policy allows, then fetch → decode → store → ready
 /// event, then refreshes on ``LifecycleConfiguration/refreshInterval`` (and on demand) that
 /// announce changed configurations. Failed fetches are retried with backoff; a malformed body is
@@ -100,22 +100,30 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         self.init(configuration: configuration, fetchService: fetchService, bus: emitter.bus, emitter: emitter)
     }
 
-    /// Creates a client that runs a lifecycle the SDK assembled, and starts it.
+    /// Creates a client that fills a store the SDK keeps, and starts loading its configuration.
     ///
-    /// For an SDK that builds its store and lifecycle itself (to keep the store, say, and set a
-    /// configuration it received another way), and still hands app code the client. The client
-    /// announces on the bus of the store's emitter; the lifecycle must not be run elsewhere.
+    /// For an SDK that also sets configurations it receives another way (pushed, say), and still
+    /// hands app code the client. The client announces on the bus of the store's emitter, and its
+    /// ``shutdown(timeout:)`` shuts the store down.
     ///
     /// ```swift
     /// let (_, emitter) = CatalogueBus<FlagEvent>.makeBus()
     /// let store = CatalogueConfigStore(emitter: emitter)
-    /// let client = CatalogueClient(lifecycle: ConfigLifecycle(store: store, fetchService: flagService))
+    /// let client = CatalogueClient(store: store, fetchService: flagService)
     /// await store.setConfig(pushedFlags)   // the SDK keeps the store; app code has the client
     /// ```
     ///
-    /// - Parameter lifecycle: The lifecycle to run; the client owns its task from now on.
-    public convenience init(lifecycle: ConfigLifecycle<Catalogue>) {
-        self.init(lifecycle: lifecycle, emitter: lifecycle.store.emitter)
+    /// - Parameters:
+    ///   - store: The store to fill; the SDK may set configurations on it too.
+    ///   - configuration: How to load, refresh and become ready.
+    ///   - fetchService: Where the configuration comes from.
+    public convenience init(
+        store: CatalogueConfigStore<Catalogue>,
+        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
+        fetchService: some ConfigFetching<Config>
+    ) {
+        let lifecycle = ConfigLifecycle(store: store, fetchService: fetchService, configuration: configuration)
+        self.init(lifecycle: lifecycle, emitter: store.emitter)
     }
 
     private convenience init(
@@ -124,12 +132,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         bus: CatalogueBus<Catalogue>,
         emitter: CatalogueEmitter<Catalogue>
     ) {
-        let lifecycle = ConfigLifecycle(
-            store: CatalogueConfigStore(emitter: emitter),
-            fetchService: fetchService,
-            configuration: configuration
-        )
-        self.init(lifecycle: lifecycle, emitter: emitter)
+        let store = CatalogueConfigStore(emitter: emitter)
+        self.init(store: store, configuration: configuration, fetchService: fetchService)
     }
 
     private init(lifecycle: ConfigLifecycle<Catalogue>, emitter: CatalogueEmitter<Catalogue>) {
@@ -319,17 +323,17 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         within timeout: TimeInterval,
         clock: any TimerClock
     ) async -> [ShutdownReport.Work] {
-        let finished = LockedValue<Set<ShutdownReport.Work>>([])
+        let finished = LockedValue<[ShutdownReport.Work]>([])
         _ = await FirstResult.run(timeout: timeout, clock: clock) {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await lifecycle.value
-                    finished.withLock { _ = $0.insert(.lifecycle) }
+                    finished.withLock { $0.noteOnce(.lifecycle) }
                 }
                 group.addTask {
                     await bus.flush()
                     // A flush ends early when the bound cancels it: then the delivery was abandoned.
-                    if !Task.isCancelled { finished.withLock { _ = $0.insert(.delivery) } }
+                    if !Task.isCancelled { finished.withLock { $0.noteOnce(.delivery) } }
                 }
             }
         }

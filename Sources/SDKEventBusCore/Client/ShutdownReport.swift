@@ -14,8 +14,8 @@ public struct ShutdownReport: Sendable, CustomStringConvertible {
     /// A piece of work that shutdown stopped waiting for.
     ///
     /// An opaque code: new kinds of work can be added without breaking a `switch`.
-    public struct Work: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable {
+    public struct Work: Equatable, Sendable, CustomStringConvertible {
+        private enum Value: Sendable {
             case fetch
             case cache
             case lifecycle
@@ -61,5 +61,12 @@ public struct ShutdownReport: Sendable, CustomStringConvertible {
     public var description: String {
         guard !isComplete else { return "shut down" }
         return "shut down, abandoning " + abandoned.map(\.description).joined(separator: " and ")
+    }
+}
+
+extension [ShutdownReport.Work] {
+    /// Notes `work` unless it is noted already.
+    mutating func noteOnce(_ work: ShutdownReport.Work) {
+        if !contains(work) { append(work) }
     }
 }

@@ -6,10 +6,10 @@ import Foundation
 
 /// Forwards the app's foreground and low-power notifications to a lifecycle while it runs, where
 /// the platform has them (UIKit); elsewhere it observes nothing, and the SDK calls
-/// ``ConfigLifecycle/handle(_:)`` itself.
+/// `handle(_:)` itself.
 ///
-/// ``ConfigLifecycle/run()`` creates them, so an SDK that runs its own lifecycle gets them too. The
-/// logic they trigger is in ``ConfigLifecycle/handle(_:)``, tested on every platform. Low power mode
+/// `ConfigLifecycle.run()` creates them, so every client has them, also one that fills a store the
+/// SDK keeps. The logic they trigger is in `ConfigLifecycle.handle(_:)`, tested on every platform. Low power mode
 /// is reported as the observers are created, when it is on, before the first fetch: it pauses only
 /// periodic refreshes and retries once the SDK is ready, never the first fetch
 /// (`lowPowerModeReportedAsTheClientStartsDoesNotHoldReadiness`).

@@ -4,19 +4,9 @@ import Foundation
 /// then fetch → decode → store, refreshing on an interval and on demand, with backoff after
 /// failures, until the task running it is cancelled.
 ///
-/// ``CatalogueClient`` runs one. An SDK with its own facade runs one itself, in a task it owns or
-/// in a task group (it stops when its task is cancelled, in the manner of swift-service-lifecycle):
-///
-/// ```swift
-/// let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
-/// let store = CatalogueConfigStore(emitter: emitter)
-/// let lifecycle = ConfigLifecycle(store: store, fetchService: flagService, configuration: settings)
-/// let task = Task { await lifecycle.run() }
-/// try await store.waitForReady()
-/// // … at shutdown:
-/// task.cancel()
-/// store.shutdown()
-/// ```
+/// ``CatalogueClient`` runs one, in the task it owns; an SDK that keeps its own store hands it to
+/// ``CatalogueClient/init(store:configuration:fetchService:)``. The lifecycle stops when its task is
+/// cancelled.
 ///
 /// A failed fetch, including a malformed body, never touches the store: the last good configuration
 /// stays in place, no event fires, and waiters keep waiting (unless the readiness policy resolves
@@ -27,14 +17,14 @@ import Foundation
 /// Low power mode (``handle(_:)``) pauses periodic refreshes and retries once the SDK is ready; it
 /// never holds the first fetch, a retry that readiness waits for, the degraded deadline, or
 /// ``refreshNow()``.
-public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
+package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// The configuration type.
-    public typealias Config = Catalogue.Config
+    package typealias Config = Catalogue.Config
 
     /// The store the lifecycle fills.
     package let store: CatalogueConfigStore<Catalogue>
     /// How the lifecycle loads, refreshes and becomes ready.
-    public let configuration: LifecycleConfiguration<Config>
+    package let configuration: LifecycleConfiguration<Config>
 
     typealias RefreshWaiter = CheckedContinuation<Result<ConfigChange, any Error>, Never>
     typealias LoopWake = LifecycleLoopWake
@@ -50,7 +40,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// Called after every step, for the client's observable status.
     let statusChanged = LockedValue<(@Sendable () -> Void)?>(nil)
     /// The calls in flight that cancellation abandoned, for the client's shutdown report.
-    let abandoned = LockedValue<Set<ShutdownReport.Work>>([])
+    let abandoned = LockedValue<[ShutdownReport.Work]>([])
 
     /// Creates a lifecycle; it starts when ``run()`` is called.
     ///
@@ -58,7 +48,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///   - store: The store to fill.
     ///   - fetchService: Where the configuration comes from.
     ///   - configuration: How to load, refresh and become ready.
-    public init(
+    package init(
         store: CatalogueConfigStore<Catalogue>,
         fetchService: some ConfigFetching<Config>,
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration()
@@ -76,7 +66,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// it a second time returns at once. Cancelling the task returns promptly, whatever the fetch
     /// service and the cache do: a call in flight is abandoned and its result discarded.
     @concurrent
-    public func run() async {
+    package func run() async {
         guard control.withLock({ $0.start() }) else { return }
         // The app's foreground and low-power notifications, where the platform has them, for as
         // long as the lifecycle runs: an SDK that runs its own lifecycle gets them too.
@@ -101,7 +91,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///
     /// Before ``run()`` has started, a refresh waits for it.
     @discardableResult
-    public func refreshNow() async throws -> ConfigChange {
+    package func refreshNow() async throws -> ConfigChange {
         let id = control.withLock { $0.makeRefreshID() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: RefreshWaiter) in
@@ -125,7 +115,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// - Parameter error: What every waiter throws.
     /// - Returns: Whether this call ended readiness.
     @discardableResult
-    public func failReadiness(with error: any Error) -> Bool {
+    package func failReadiness(with error: any Error) -> Bool {
         guard store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) }) else { return false }
         let loop = control.withLock { machine -> CheckedContinuation<LoopWake, Never>? in
             machine.stopReason = error
@@ -142,7 +132,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// asked for, only periodic refreshes and retries once the SDK is ready.
     ///
     /// - Parameter event: What happened.
-    public func handle(_ event: AppLifecycleEvent) {
+    package func handle(_ event: AppLifecycleEvent) {
         switch event {
         case .willEnterForeground:
             refreshIfStale(.foreground)
@@ -343,7 +333,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             }
         }
         guard case .finished(let result) = ending else {
-            abandoned.withLock { _ = $0.insert(.fetch) }
+            abandoned.withLock { $0.noteOnce(.fetch) }
             return .failure(CancellationError())
         }
         return result
@@ -378,7 +368,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         }
         switch loaded {
         case .cancelled, .timedOut:
-            abandoned.withLock { _ = $0.insert(.cache) }
+            abandoned.withLock { $0.noteOnce(.cache) }
             return nil
         case .finished(.success(nil)):
             return nil
@@ -413,7 +403,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         switch cleared {
         case .finished(nil): report(.cacheCleared)
         case .finished(let error?): report(.cacheWriteFailed(error))
-        case .cancelled, .timedOut: abandoned.withLock { _ = $0.insert(.cache) }
+        case .cancelled, .timedOut: abandoned.withLock { $0.noteOnce(.cache) }
         }
     }
 
@@ -446,7 +436,7 @@ public final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             report(.cacheWriteFailed(error))
             return false
         case .cancelled, .timedOut:
-            abandoned.withLock { _ = $0.insert(.cache) }
+            abandoned.withLock { $0.noteOnce(.cache) }
             return false
         }
     }

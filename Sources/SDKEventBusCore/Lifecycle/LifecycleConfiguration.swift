@@ -1,7 +1,7 @@
 public import Foundation
 
-/// How a configuration lifecycle loads, refreshes and becomes ready: the settings of a
-/// ``ConfigLifecycle`` and of the client that runs one.
+/// How a configuration lifecycle loads, refreshes and becomes ready: the settings of the
+/// ``CatalogueClient`` that runs it.
 ///
 /// ```swift
 /// var configuration = SDKConfiguration()
@@ -23,7 +23,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     }
 
     /// How long after a successful fetch the lifecycle fetches again, in seconds; `nil` fetches only
-    /// until the first success, and after that only on demand (``ConfigLifecycle/refreshNow()``, or
+    /// until the first success, and after that only on demand (``CatalogueClient/refreshNow()``, or
     /// a stale configuration with ``timeToLive``).
     ///
     /// At least 1 s: a shorter one, or one that is not a number, is raised to it.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The transitions of a ``ConfigLifecycle``'s schedule: when the loop fetches, and who waits for it.
+/// The transitions of a `ConfigLifecycle`'s schedule: when the loop fetches, and who waits for it.
 ///
 /// Plain synchronous state, generic over the loop's waiter and a `refreshNow()` caller's, so that
 /// tests drive every interleaving without tasks. Every method returns what must happen to waiters;

@@ -181,6 +181,24 @@ import Testing
         await client.shutdown()
     }
 
+    // MARK: A store the SDK keeps
+
+    @Test func aClientOnAStoreTheSDKKeepsIsReadyFromAConfigurationTheSDKSetAndAnnouncesOnThatBus() async throws {
+        let (_, emitter) = FlagBus.makeBus()
+        let store = FlagStore(emitter: emitter)
+        let service = harness.service([.hang])
+        let client = FlagClient(store: store, configuration: harness.configuration(), fetchService: service)
+        let events = EventRecorder(client.bus, delivery: .immediate)
+        try await service.waitForFetches(1)  // the client runs the lifecycle on the SDK's store
+        #expect(await store.setConfig(FlagFixtures.flagSet, from: .live) == .first)
+        #expect(try await client.ready().source == .live)
+        #expect(client.config == FlagFixtures.flagSet)
+        #expect(try await events.next() == [Self.initializedLive])
+        await client.shutdown()
+        let later = await #expect(throws: ReadinessError.self) { try await store.waitForReady() }
+        #expect(later == .shutDown, "the client's shutdown shuts the SDK's store down")
+    }
+
     // MARK: Shutdown
 
     @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async throws {
