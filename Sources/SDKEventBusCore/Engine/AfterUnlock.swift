@@ -16,6 +16,8 @@ struct AfterUnlock {
         var continuations: [CheckedContinuation<Void, Never>] = []
         var diagnostics: [BusDiagnostic] = []
         var actorDrains: [(lane: Int, actor: any Actor)] = []
+        /// Whether to start a job on the global executor that continues the immediate lane.
+        var continuesImmediateLane = false
     }
 
     var scheduleMain = false
@@ -69,6 +71,11 @@ struct AfterUnlock {
         _modify { yield &ensureActions().actorDrains }
     }
 
+    var continuesImmediateLane: Bool {
+        get { actions?.continuesImmediateLane ?? false }
+        set { ensureActions().continuesImmediateLane = newValue }
+    }
+
     /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
     var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil }
 
@@ -86,6 +93,7 @@ struct AfterUnlock {
         actions.liveOwners = []
         actions.dropped = []
         for (lane, actor) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
+        if actions.continuesImmediateLane { storage.scheduleImmediateDrain() }
         for diagnostic in actions.diagnostics { hook?(diagnostic) }
         for continuation in actions.continuations { continuation.resume() }
     }

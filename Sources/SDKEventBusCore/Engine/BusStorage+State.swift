@@ -271,11 +271,15 @@ extension BusStorage.State {
         }
     }
 
-    /// Schedules the next job of a main-actor or actor lane whose job yields: it holds the drain,
-    /// so no fire schedules one meanwhile.
+    /// Schedules the next job of a lane whose job yields.
+    ///
+    /// The yielding job holds the drain, so no fire schedules one meanwhile. The immediate lane
+    /// continues in a job on the global executor.
     mutating func scheduleNextJob(lane: Int, into work: inout AfterUnlock) {
         if lane == BusStorage.mainLane {
             work.scheduleMain = true
+        } else if lane == BusStorage.immediateLane {
+            work.continuesImmediateLane = true
         } else if let actor = lanes[lane].actor {
             // Always there: the yielding job runs on it.
             work.actorDrains.append((lane, actor))

@@ -18,9 +18,9 @@ extension BusStorage {
         }
     }
 
-    /// Makes each main-actor and actor job yield its executor after `callbacks` callbacks (or its
-    /// usual time budget, whichever comes first): for tests that need a pass to span jobs at known
-    /// points.
+    /// Makes each delivery job (main actor, actor, and the immediate lane past a firer's own fire)
+    /// yield after `callbacks` callbacks (or its usual time budget, whichever comes first): for
+    /// tests that need a pass to span jobs at known points.
     func limitJobs(toCallbacks callbacks: Int) {
         state.withLock { $0.jobLimit.callbacks = callbacks }
     }

@@ -315,21 +315,35 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let copy: DeliveryBuffer?
     }
 
-    /// Delivers an immediate fire on this thread, then whatever was queued on the lane meanwhile.
+    /// Delivers an immediate fire on this thread, then what other threads (or its own callbacks)
+    /// fired on the lane meanwhile, for at most one job's budget; a job on the global executor
+    /// continues from there.
+    ///
+    /// So the firing thread runs every immediate listener of its own fire, however long they take,
+    /// but is drafted into delivering other fires for about 2 ms at most: a main-thread fire never
+    /// delivers an unbounded stream of background threads' events.
     private func deliverImmediately(_ inline: InlineDelivery) {
-        var budget = DeliveryBudget.unlimited
+        var unlimited = DeliveryBudget.unlimited
         withUnsafePointer(to: inline.header) { header in
             _ = deliver(
                 header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
-                budget: &budget)
+                budget: &unlimited)
         }
-        var buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil)
-        while let batch = buffer {
-            var held = DeliveryLane.HeldBatch(buffer: batch)
-            _ = deliver(&held, lane: Self.immediateLane, cursor: immediateCursor, budget: &budget)
-            batch.removeAll()
-            buffer = finishAndTakeNext(lane: Self.immediateLane, delivered: held.index, recycling: batch)
+        var work = AfterUnlock()
+        let next = state.withLock { state -> (DeliveryLane.HeldBatch, DeliveryBudget.Limit)? in
+            state.finishPass(lane: Self.immediateLane, delivered: 1, recycling: nil, into: &work)
+            let batch = state.lanes[Self.immediateLane].takeBatch()
+            return batch.map { (DeliveryLane.HeldBatch(buffer: $0), state.jobLimit) }
         }
+        if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
+        guard let (batch, limit) = next else { return }
+        drain(from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit)
+    }
+
+    /// Schedules a job on the global executor that continues the immediate lane, once a firing
+    /// thread has delivered other threads' fires for a job's budget.
+    func scheduleImmediateDrain() {
+        Task { self.drainJob(lane: Self.immediateLane, cursor: self.immediateCursor) }
     }
 
     /// Schedules a main-actor job that drains the main lane.
@@ -346,9 +360,10 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         drainJob(lane: lane, cursor: state.withLock { $0.lanes[lane].cursor })
     }
 
-    /// Delivers queued batches on the lane's executor for at most the bus's job budget (about
-    /// 2 ms of callbacks), then yields the executor: the next job, scheduled behind whatever the
-    /// executor holds by then, resumes exactly where this one stopped.
+    /// Delivers queued batches on the lane's executor (the global one for the immediate lane) for
+    /// at most the bus's job budget (about 2 ms of callbacks), then yields the executor: the next
+    /// job, scheduled behind whatever the executor holds by then, resumes exactly where this one
+    /// stopped.
     ///
     /// Between two jobs the pass stays active and outside any bucket, holding its batch in the
     /// lane: `off` returns at once and the resumed pass skips the ended listener; fires queue
@@ -356,7 +371,14 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// held batch like any other.
     private func drainJob(lane: Int, cursor: PassCursor) {
         let (start, limit) = state.withLock { state in (state.lanes[lane].resumeOrTakeBatch(), state.jobLimit) }
-        guard var current = start else { return }
+        guard let start else { return }
+        drain(from: start, lane: lane, cursor: cursor, limit: limit)
+    }
+
+    /// Delivers from `start` on, batch after batch, until the lane is empty or `limit` is spent;
+    /// then yields, holding what is left for the lane's next job.
+    private func drain(from start: DeliveryLane.HeldBatch, lane: Int, cursor: PassCursor, limit: DeliveryBudget.Limit) {
+        var current = start
         var budget = DeliveryBudget(limit, now: SystemTimerClock().nanoseconds)
         while true {
             if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {

@@ -17,11 +17,18 @@
 ///
 /// The guarantees of a bus hold within each context; contexts do not wait for each other.
 ///
-/// Immediate callbacks of one bus run one at a time, in fire order: a fire made while another
-/// thread is delivering on the immediate lane is delivered by that thread next, and its own `fire`
-/// returns at once. A fire made inside an immediate callback is delivered by the same thread once
-/// the fire being delivered has reached all its immediate listeners. Keep immediate callbacks
-/// short, and never block in them on work that fires on the same bus.
+/// Immediate callbacks of one bus run one at a time, in fire order. Exactly what a firing thread
+/// runs:
+///
+/// - every immediate listener of its own fire, before `fire` returns, however long they take;
+/// - then the fires other threads (or its own callbacks) made on the bus meanwhile, for at most
+///   about 2 ms of callbacks; a job on the global executor delivers whatever is left, in the same
+///   order, in jobs of the same size.
+///
+/// A fire made while another thread (or that job) is delivering on the immediate lane returns at
+/// once, and is delivered next by whoever delivers. A fire made inside an immediate callback is
+/// delivered once the fire being delivered has reached all its immediate listeners. Keep
+/// immediate callbacks short, and never block in them on work that fires on the same bus.
 ///
 /// An actor's subscriptions are bound to its lifetime: the bus holds it weakly, and they end when
 /// it is deallocated (or with `cancelAll(ownedBy:)`).

@@ -1,5 +1,6 @@
-/// How much one main-actor or actor delivery job may do before it yields its executor: about 2 ms
-/// of callbacks.
+/// How much one delivery job may do before it yields its executor (a main-actor or actor job), or
+/// hands the immediate lane on (a firing thread, or the global-executor job that continues it):
+/// about 2 ms of callbacks.
 ///
 /// The pass counts callbacks and reads the monotonic clock only every ``interval`` of them. The
 /// interval adapts so that reads come roughly every sixteenth of the budget: doubled while
@@ -37,8 +38,8 @@ struct DeliveryBudget {
         countdown = chunk
     }
 
-    /// No limit, never reading the clock: for the immediate lane, whose firing thread delivers
-    /// what it found before `fire` returns.
+    /// No limit, never reading the clock: for a firing thread's own fire, whose immediate
+    /// listeners all run before `fire` returns.
     static var unlimited: DeliveryBudget {
         var budget = DeliveryBudget(Limit(nanoseconds: .max, callbacks: .max), now: 0)
         budget.countdown = .max
