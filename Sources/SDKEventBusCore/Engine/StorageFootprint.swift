@@ -21,7 +21,8 @@ struct StorageFootprint: Equatable, Sendable {
     var lanes = 0
     /// Lanes freed by actors that are gone, kept for the next actor.
     var vacantLanes = 0
-    /// Deliveries the lanes' buffers have room for.
+    /// Deliveries the lanes' buffers have room for: at most a segment per buffer once what was
+    /// queued is delivered.
     var laneBufferCapacity = 0
     /// Payloads retained for replay.
     var retainedReplays = 0

@@ -3,13 +3,66 @@ import Testing
 @testable import SDKEventBus
 @testable import SDKEventBusCore
 
-/// Memory returns once listeners are gone (issue 23): once a bucket has no entry left, it holds no
-/// chunk; and once no listener of an event is left in a lane, fires of that event no longer visit
-/// the lane.
+/// Memory returns after a burst (issue 23): once what was queued is delivered, a lane's buffers are
+/// back to at most a segment each; once a bucket has no entry left, it holds no chunk; and once no
+/// listener of an event is left in a lane, fires of that event no longer visit the lane.
 ///
-/// Everything is read through ``BusStorage/footprint`` once `off` or `flush` has returned.
+/// Everything is read through ``BusStorage/footprint`` after `flush`, which returns only once the
+/// pass has emptied its batch.
 @Suite struct MemoryReturnTests {
+    /// The deliveries one lane-buffer segment holds, for the bus's payloads.
+    static func segmentEntries(_ storage: BusStorage) -> Int {
+        1 << DeliveryBuffer(layout: storage.state.withLock { $0.layout }).segmentShift
+    }
+
     actor Listener {}
+
+    // MARK: Lane buffers
+
+    @MainActor
+    @Test func laneBuffersShrinkBackOnceABurstIsDelivered() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let received = Counter()
+        for _ in 0..<3 { bus.on(.apiQueueReleased) { _ in received.increment() } }
+        let segment = Self.segmentEntries(bus.storage)
+        #expect(bus.storage.footprint.laneBufferCapacity == 0)
+        // The main actor is this test's: every fire waits on the main lane until the flush.
+        for number in 0..<5_000 { emitter.fire(SamplePayloads.numbered(number)) }
+        #expect(bus.storage.footprint.laneBufferCapacity >= 5_000, "the whole burst is queued")
+        await bus.flush()
+        #expect(received.count == 3 * 5_000)
+        #expect(bus.storage.footprint.laneBufferCapacity == segment, "one segment is kept for the next fires")
+    }
+
+    @MainActor
+    @Test func laneBuffersShrinkBackAfterABurstDeliveredOverManyJobsWhileFiresKeepComing() async {
+        let (bus, emitter) = EventBus.makeBus()
+        bus.storage.limitJobs(toCallbacks: 100)  // passes hold their batch between jobs
+        let received = Counter()
+        for _ in 0..<3 { bus.on(.apiQueueReleased) { _ in received.increment() } }
+        let segment = Self.segmentEntries(bus.storage)
+        await Task.detached { for number in 0..<20_000 { emitter.fire(SamplePayloads.numbered(number)) } }.value
+        await bus.flush()
+        #expect(received.count == 3 * 20_000)
+        // Either buffer may have been the pending one last: each keeps at most a segment.
+        #expect(bus.storage.footprint.laneBufferCapacity <= 2 * segment)
+    }
+
+    @Test func anActorLanesBuffersShrinkBackOnceItsBurstIsDelivered() async {
+        actor Held {
+            func fire(_ count: Int, on emitter: EventEmitter) {
+                for number in 0..<count { emitter.fire(SamplePayloads.numbered(number)) }
+            }
+        }
+        let (bus, emitter) = EventBus.makeBus()
+        let held = Held()
+        let received = Counter()
+        _ = bus.on(.apiQueueReleased, delivery: .isolated(to: held)) { _, _ in received.increment() }
+        await held.fire(3_000, on: emitter)  // the actor is busy: all 3,000 wait on its lane, one batch
+        await bus.flush()
+        #expect(received.count == 3_000)
+        #expect(bus.storage.footprint.laneBufferCapacity == Self.segmentEntries(bus.storage))
+    }
 
     // MARK: Buckets
 
