@@ -19,10 +19,14 @@ let package = Package(
                 // `waitForWaiters`, to start timing once every `ready()` caller is suspended.
                 .product(name: "SDKEventBusTesting", package: "SDKEventBus"),
                 "FlagCatalogue",
+                "HeapStats",
             ],
             path: "Benchmarks/DeliveryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // The heap in use (glibc's mallinfo2), for the memory-after-a-burst scenario: Swift's Glibc
+        // module does not export it.
+        .target(name: "HeapStats", path: "Support/HeapStats"),
         // A catalogue declared in a module of its own, as another SDK would: the bus's generic code
         // is not specialized for it (issue #13 measures whether that costs anything).
         .target(

@@ -289,6 +289,10 @@ def other_table(results):
         kind = name.split("/")[0]
         metrics = results[name]
         if kind == "memory":
+            after = metrics.get("heap in use after (KB)")
+            if after is not None:  # the burst scenario: heap in use after vs before, mallinfo2
+                before = metrics.get("heap in use before (KB)") or 0
+                return f"heap in use {after / 1024:.2f} MB after, {before / 1024:.2f} MB before"
             value = metrics.get("Memory leaked") or metrics.get("Malloc / free Δ (bytes)")
             return f"{value / 100_000:.0f} B/subscription" if value else "—"
         value = metrics.get("Time (wall clock)")

@@ -14,7 +14,7 @@ suites=(
     # Engine
     BoundedJobTests DeliveryLaneTests ErasedCallbackTests ListenerRegistryTests OffWaitingTests
     PayloadMoveTests SubscriptionHandleTests WaiterCancellationTests BacklogDiagnosticsTests
-    BusLifetimeTests ReplayClearingTests
+    BusLifetimeTests ReplayClearingTests MemoryReturnTests
     # Buses
     EventBusAsyncSequenceTests EventBusDeliveryTests EventBusStressTests EventBusSubscriptionTests
     FlagBusDeliveryTests FlagBusReentrancyTests FlagBusReplayTests

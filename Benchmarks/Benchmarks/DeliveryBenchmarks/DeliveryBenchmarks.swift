@@ -276,6 +276,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     registerDecodingBenchmarks()
     registerBurstBenchmarks()
+    registerMemoryBenchmarks()
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))

@@ -89,12 +89,12 @@ extension BusStorage.State {
         if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.dropped.append(replaced) }
         let mark = registry.nextID
         var inline: BusStorage.InlineDelivery?
+        // Only buckets with live subscriptions are routed, and a route carries its lane: a fire
+        // reads no bucket.
         for index in registry.routes[event].indices {
-            let bucket = registry.bucket(registry.routes[event][index])
-            guard bucket.takeUnretainedValue().liveCount > 0 else { continue }
-            let header = DeliveryHeader(bucket: bucket, mark: mark)
-            let lane = bucket.takeUnretainedValue().lane
-            if let started = route(header, payload: payload, toLane: lane, copyingInline: false, work: &work) {
+            let target = registry.routes[event][index]
+            let header = DeliveryHeader(bucket: target.bucket, mark: mark)
+            if let started = route(header, payload: payload, toLane: target.lane, copyingInline: false, work: &work) {
                 inline = started
             }
         }

@@ -410,9 +410,10 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let batch = current.buffer
         let count = batch.count
         while current.index < count {
+            let entry = batch.entry(at: current.index)
             if let stop = deliver(
-                batch.header(at: current.index), payload: batch.payload(at: current.index), from: current.resumeID,
-                lane: lane, cursor: cursor, budget: &budget)
+                entry.assumingMemoryBound(to: DeliveryHeader.self), payload: entry + batch.payloadOffset,
+                from: current.resumeID, lane: lane, cursor: cursor, budget: &budget)
             {
                 current.resumeID = stop
                 return true

@@ -100,8 +100,8 @@ struct DeliveryLane {
         spare = DeliveryBuffer(layout: layout)
     }
 
-    /// How many deliveries the lane's two buffers hold room for: the memory they keep (they never
-    /// shrink).
+    /// How many deliveries the lane's two buffers hold room for: the memory they keep (once a batch
+    /// is delivered, at most a segment each).
     var bufferCapacity: Int { pending.capacity + spare.capacity }
 
     /// Whether every fire queued on the lane has been delivered.

@@ -5,7 +5,8 @@ internal import _SDKEventBusAtomics
 /// Entries live in chunks that never move while a delivery pass may read them. The bucket grows by
 /// adding a chunk twice the size of the last one, so appending never copies, and an ended
 /// subscription is marked in place, so ending one never copies either. Ended entries are holes
-/// until the bucket is compacted, which only happens while no pass of its lane runs.
+/// until the bucket is compacted, which only happens while no pass of its lane runs. A bucket left
+/// without entries frees its chunks.
 ///
 /// A pass reads ``publishedCount``, the chunk table and the entries without the lock; everything
 /// else is guarded by the bus's lock.
@@ -145,7 +146,7 @@ final class ListenerBucket: @unchecked Sendable {
     }
 
     /// Drops ended entries at the end of the bucket, so that ending the newest subscriptions first
-    /// (a common pattern) leaves no holes.
+    /// (a common pattern) leaves no holes; frees every chunk once no entry is left.
     ///
     /// Only while no pass of this bucket's lane runs, and after their callbacks were taken.
     func trimTrailingHoles() {
@@ -153,7 +154,11 @@ final class ListenerBucket: @unchecked Sendable {
             entry(at: count - 1).deinitialize(count: 1)
             count -= 1
         }
-        sdk_event_bus_store_release_64(published, UInt64(count))
+        if count == 0, chunks[0] != nil {
+            removeAll()
+        } else {
+            sdk_event_bus_store_release_64(published, UInt64(count))
+        }
     }
 
     /// Closes the holes, keeping subscription order, and reports each live entry's new position.
@@ -179,7 +184,7 @@ final class ListenerBucket: @unchecked Sendable {
         }
     }
 
-    /// Drops every entry and chunk.
+    /// Drops every entry and frees every chunk: an empty bucket keeps no memory.
     private func removeAll() {
         var chunk = 0
         var start = 0

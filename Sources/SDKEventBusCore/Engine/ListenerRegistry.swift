@@ -2,8 +2,9 @@
 ///
 /// - One ``ListenerBucket`` per event and delivery lane, created on first use. A bucket lists its
 ///   subscriptions in subscription order, so a fire is delivered by walking it from the front.
-/// - ``routes`` lists, per event, the buckets a fire of it must visit: one per lane that has had a
-///   subscription to it.
+/// - ``routes`` lists, per event, the buckets a fire of it must visit, with their lanes: one per lane
+///   that has a live subscription to it. A bucket joins when it gains its first live subscription
+///   and leaves when it loses its last, so a fire never looks at lanes that no longer listen.
 /// - A slot table maps a token to its entry's bucket and position, so ending a subscription never
 ///   searches. Free slots are reused; the listener id in the token tells a reused slot from the one
 ///   it was issued for.
@@ -41,12 +42,18 @@ struct ListenerRegistry {
         let id: ObjectIdentifier
     }
 
+    /// A bucket a fire must visit, and its lane: what a fire reads, without touching the bucket.
+    struct Route {
+        let bucket: Unmanaged<ListenerBucket>
+        let lane: Int
+    }
+
     let busID: UInt64
+    /// Every bucket, kept as long as the bus lives: routes and queued deliveries refer to them
+    /// unretained.
     private(set) var buckets: [ListenerBucket] = []
-    /// The same buckets, to read on the fire path without retaining them (``buckets`` keeps them).
-    private var unmanagedBuckets: [Unmanaged<ListenerBucket>] = []
-    /// Per event, the numbers of the buckets that hold its subscriptions.
-    private(set) var routes: [[Int]] = []
+    /// Per event, the buckets that hold its live subscriptions.
+    private(set) var routes: [[Route]] = []
     /// The bucket of each lane and event: `bucketNumbers[lane][event]`, -1 for none yet.
     private var bucketNumbers: [[Int]] = []
     private var slots: [Slot] = []
@@ -68,12 +75,6 @@ struct ListenerRegistry {
         routes = Array(repeating: [], count: eventCount)
     }
 
-    /// The bucket numbered `number`, unretained: the registry keeps it as long as the bus lives.
-    @inline(__always)
-    func bucket(_ number: Int) -> Unmanaged<ListenerBucket> {
-        unmanagedBuckets[number]
-    }
-
     /// The number of events the registry routes.
     var eventCount: Int { routes.count }
 
@@ -85,7 +86,7 @@ struct ListenerRegistry {
     /// The number of live subscriptions to `event`, in every lane.
     func count(for event: Int) -> Int {
         guard routes.indices.contains(event) else { return 0 }
-        return routes[event].reduce(0) { $0 + buckets[$1].liveCount }
+        return routes[event].reduce(0) { $0 + $1.bucket.takeUnretainedValue().liveCount }
     }
 
     /// The number of live subscriptions.
@@ -107,6 +108,7 @@ struct ListenerRegistry {
         footprint.sideTableCapacity += lifetimes.capacity + handles.capacity
         footprint.buckets += buckets.count
         footprint.bucketChunkCapacity += buckets.reduce(0) { $0 + $1.chunkCapacity }
+        footprint.routes += routes.reduce(0) { $0 + $1.count }
     }
 
     // MARK: Subscribing
@@ -135,6 +137,7 @@ struct ListenerRegistry {
         let slot = freeSlots.popLast() ?? appendSlot()
         let token = makeToken(id, Int(slot))
         let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
+        if bucket.liveCount == 1 { routes[event].append(Route(bucket: .passUnretained(bucket), lane: lane)) }
         slots[Int(slot)] = Slot(id: id, bucket: Int32(bucket.number), position: Int32(position))
         if let lifetime {
             lifetimes[slot] = lifetime
@@ -152,9 +155,7 @@ struct ListenerRegistry {
         while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
         let bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
         buckets.append(bucket)
-        unmanagedBuckets.append(.passUnretained(bucket))
         bucketNumbers[lane][event] = bucket.number
-        routes[event].append(bucket.number)
         return bucket
     }
 
@@ -205,6 +206,7 @@ struct ListenerRegistry {
         let row = slots[Int(slot)]
         let bucket = buckets[Int(row.bucket)]
         bucket.markEnded(at: Int(row.position))
+        if bucket.liveCount == 0 { removeRoute(to: bucket) }
         slots[Int(slot)] = .free
         freeSlots.append(slot)
         let lifetime = lifetimes.removeValue(forKey: slot)
@@ -292,6 +294,14 @@ struct ListenerRegistry {
     mutating func compact(_ bucket: ListenerBucket) {
         bucket.compact { slot, position in
             slots[Int(slot)].position = Int32(position)
+        }
+    }
+
+    /// Stops routing fires to `bucket`, which has no live subscription left.
+    private mutating func removeRoute(to bucket: ListenerBucket) {
+        let event = bucket.event
+        if let index = routes[event].firstIndex(where: { $0.bucket.takeUnretainedValue() === bucket }) {
+            routes[event].remove(at: index)
         }
     }
 

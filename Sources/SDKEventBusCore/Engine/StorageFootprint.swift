@@ -13,13 +13,16 @@ struct StorageFootprint: Equatable, Sendable {
     var sideTableCapacity = 0
     /// Buckets: one per event and lane that ever had a subscription.
     var buckets = 0
-    /// Entries the buckets' allocated chunks have room for.
+    /// Entries the buckets' allocated chunks have room for: none for an empty bucket.
     var bucketChunkCapacity = 0
+    /// Routes fires follow: one per event and lane with live subscriptions.
+    var routes = 0
     /// Delivery lanes: the main actor's, the immediate one, and one per actor in use or vacant.
     var lanes = 0
     /// Lanes freed by actors that are gone, kept for the next actor.
     var vacantLanes = 0
-    /// Deliveries the lanes' buffers have room for.
+    /// Deliveries the lanes' buffers have room for: at most a segment per buffer once what was
+    /// queued is delivered.
     var laneBufferCapacity = 0
     /// Payloads retained for replay.
     var retainedReplays = 0

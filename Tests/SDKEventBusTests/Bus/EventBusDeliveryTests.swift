@@ -70,11 +70,11 @@ import Testing
         #expect(calls.items == kept + Array(100..<105))
     }
 
-    /// The entries, ended ones included, of the buckets that hold `.ready` listeners.
+    /// The entries, ended ones included, of the buckets of `.ready`.
     func readyEntries() -> Int {
         let event = bus.index.position(of: .ready)
         return bus.storage.state.withLock { state in
-            state.registry.routes[event].reduce(0) { $0 + state.registry.buckets[$1].count }
+            state.registry.buckets.filter { $0.event == event }.reduce(0) { $0 + $1.count }
         }
     }
 

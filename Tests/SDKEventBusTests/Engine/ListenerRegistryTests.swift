@@ -31,8 +31,7 @@ extension ListenerRegistry {
 
     /// The ids of the live entries of `event` in `lane`, in order.
     fileprivate func liveIDs(_ event: Int, lane: Int = 0) -> [UInt64] {
-        guard let number = routes[event].first(where: { buckets[$0].lane == lane }) else { return [] }
-        let bucket = buckets[number]
+        guard let bucket = buckets.first(where: { $0.event == event && $0.lane == lane }) else { return [] }
         return (0..<bucket.count).map(bucket.entry(at:)).filter { ListenerEntry.isLive($0) }.map(\.pointee.id)
     }
 

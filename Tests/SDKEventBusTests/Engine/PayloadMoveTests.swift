@@ -6,14 +6,15 @@ import Testing
 /// Payloads are moved the way Swift moves them.
 ///
 /// Through the type's own move unless the type is bitwise-takable. A payload holding a `weak` reference is not (on Apple platforms a `weak`
-/// reference to an Objective-C object is registered at its address), so delivery buffers that grow
-/// and a replay store that makes room or lets a payload go must not copy its bytes.
+/// reference to an Objective-C object is registered at its address), so a replay store that makes
+/// room or lets a payload go must not copy its bytes; delivery buffers grow by segments and never
+/// move a payload at all.
 ///
 /// Each test counts the objects its payloads hold: none leaks, none is freed twice, and every
 /// reference still reads what it was made with after the payload moved.
 @Suite struct PayloadMoveTests {
-    /// More fires than a lane's first buffer holds (16), so that it grows twice.
-    static let burst = 40
+    /// More fires than a few segments of a lane buffer hold, so that it grows several times.
+    static let burst = 300
 
     /// Records what an actor lane delivers.
     actor Sink {
@@ -61,7 +62,7 @@ import Testing
         )
     }
 
-    @Test func aGrowingDeliveryBufferMovesEachPayloadWithItsTypesMove() {
+    @Test func aGrowingDeliveryBufferNeverMovesAPayload() {
         let tally = Tally()
         let target = Tracked(tally)
         let moves = Counter()
@@ -74,7 +75,8 @@ import Testing
                     buffer.append(header, payload: $0)
                 }
             }
-            #expect(moves.count == 16 + 32, "growing from 16 to 32 to 64 moved 16, then 32 payloads")
+            #expect(buffer.capacity >= Self.burst && Self.burst > 2 << buffer.segmentShift, "it grew by segments")
+            #expect(moves.count == 0, "growing added segments and moved nothing")
             for index in 0..<Self.burst {
                 let payload = buffer.payload(at: index).assumingMemoryBound(to: HeavyPayload.self).pointee
                 #expect(payload.number == index && payload.isIntact(weakTarget: target))
@@ -139,7 +141,7 @@ import Testing
                 sink.record(payload.heavy, weakTarget: target)
             }
             await sink.fire(Self.burst, on: emitter, tally: tally, weakTarget: target)
-            #expect(bus.storage.footprint.laneBufferCapacity >= 64, "the actor lane's buffer grew twice")
+            // Not read here: the actor's job may already have taken the batch out of the lane.
             await bus.flush()
             #expect(await sink.intact == Array(0..<Self.burst))
             #expect(await sink.broken.isEmpty)
@@ -159,7 +161,7 @@ import Testing
             for number in 0..<Self.burst {
                 emitter.fire(.ping(HeavyPayload(number, tally: tally, weakTarget: target)))
             }
-            #expect(bus.storage.footprint.laneBufferCapacity >= 64, "the main lane's buffer grew twice")
+            #expect(bus.storage.footprint.laneBufferCapacity >= Self.burst, "the main lane's buffer grew")
             await bus.flush()
             #expect(received.items == Array(repeating: true, count: Self.burst))
         }

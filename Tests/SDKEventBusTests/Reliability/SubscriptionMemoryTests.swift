@@ -8,8 +8,8 @@ import Testing
 /// Its footprint — the slot table's and side tables' capacity, buckets and their chunks' capacity,
 /// lanes, lane buffers' capacity and replay storage, not just a count of entries — after a million
 /// cycles is exactly what it was after the first few. What is kept for the next subscriptions rather
-/// than given back (the slot table's rows up to 64, a dictionary's capacity, an empty bucket's first
-/// chunk, a lane buffer's capacity) is asserted as it is today, each marked where issue 23 changes it.
+/// than given back (the slot table's rows up to 64, a dictionary's capacity) is asserted as it is;
+/// an empty bucket keeps no chunk (issue 23; lane buffers after a burst are in MemoryReturnTests).
 ///
 /// Each million-cycle loop runs on a dispatch queue of its own: it never suspends, and on the
 /// cooperative pool it would hold one of the pool's two threads for its whole run, starving every
@@ -18,11 +18,6 @@ import Testing
     static let cycles = 1_000_000
 
     final class Owner: Sendable {}
-
-    /// What a bus's empty bucket keeps: its first chunk.
-    ///
-    /// Issue 23 releases it when the bucket empties.
-    static let emptyBucketChunk = ListenerBucket.firstChunkCapacity
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func millionPlainSubscriptionCyclesLeaveTheFootprintAtItsBaseline() async {
@@ -42,10 +37,11 @@ import Testing
         #expect(after == baseline, "nothing grew with the cycles")
         #expect(after.liveSubscriptions == 1 && bus.listenerCount(for: .ready) == 1)
         #expect(after.lanes == 2 && after.laneBufferCapacity == 0 && after.retainedReplays == 0)
-        // Kept for the next subscriptions, not returned (issue 23 gives these back): each of the ten
-        // buckets, though nine are empty, keeps its first chunk.
+        // The ten buckets stay, but only the one with a live subscription keeps a chunk; only its
+        // event is routed.
         #expect(after.buckets == 10)
-        #expect(after.bucketChunkCapacity == 10 * Self.emptyBucketChunk)
+        #expect(after.bucketChunkCapacity == ListenerBucket.firstChunkCapacity)
+        #expect(after.routes == 1)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
@@ -71,9 +67,9 @@ import Testing
         #expect(after == baseline, "nothing grew with the cycles")
         #expect(after.entries == 0 && after.liveSubscriptions == 0, "every subscription and its owner record is gone")
         #expect(after.lanes == 2 && after.laneBufferCapacity == 0)
-        // Kept (issue 23 gives these back): the empty buckets' first chunks, and the slot table's and
-        // owner table's few rows of capacity.
-        #expect(after.bucketChunkCapacity == 10 * Self.emptyBucketChunk)
+        // Kept: the slot table's and owner table's few rows of capacity. The empty buckets keep no
+        // chunk, and no event is routed.
+        #expect(after.bucketChunkCapacity == 0 && after.routes == 0)
         #expect(after.slotCapacity <= 64 && after.sideTableCapacity <= 64)
     }
 
@@ -91,8 +87,8 @@ import Testing
         #expect(after == baseline, "nothing grew with the cycles")
         #expect(after.entries == 0 && after.liveSubscriptions == 0)
         for event in SystemEvent.allCases { #expect(bus.listenerCount(for: event) == 0) }
-        // Kept (issue 23 gives it back): each immediate-lane bucket's first chunk.
-        #expect(after.bucketChunkCapacity == 10 * Self.emptyBucketChunk)
+        // The empty immediate-lane buckets keep no chunk.
+        #expect(after.bucketChunkCapacity == 0 && after.routes == 0)
     }
 
     actor Listener {}
@@ -114,28 +110,6 @@ import Testing
         let after = bus.storage.footprint
         #expect(after == baseline, "every actor reused the one free lane")
         #expect(after.entries == 0 && after.liveSubscriptions == 0)
-    }
-
-    @Test func aBurstsLaneBufferIsKeptAfterDelivery() async {
-        actor Held {
-            func fire(_ count: Int, on emitter: EventEmitter) {
-                for number in 0..<count { emitter.fire(SamplePayloads.numbered(number)) }
-            }
-        }
-        let (bus, emitter) = EventBus.makeBus()
-        let held = Held()
-        let received = Counter()
-        _ = bus.on(.apiQueueReleased, delivery: .isolated(to: held)) { _, _ in received.increment() }
-        let before = bus.storage.footprint
-        #expect(before.laneBufferCapacity == 0)
-        await held.fire(1_000, on: emitter)  // the actor is busy: all 1,000 wait on its lane
-        // Not read here: the actor's job may already have taken the batch out of the lane.
-        await bus.flush()
-        #expect(received.count == 1_000)
-        // Grown by doubling from 16, and kept, not returned (issue 23 shrinks it back): the lane
-        // buffer's capacity after a burst.
-        #expect(bus.storage.footprint.laneBufferCapacity == 1_024)
-        #expect(bus.storage.footprint.retainedReplays == 0)
     }
 
     // MARK: Callbacks and what they capture are released on every path

@@ -1,0 +1,138 @@
+import Testing
+
+@testable import SDKEventBus
+@testable import SDKEventBusCore
+
+/// Memory returns after a burst (issue 23): once what was queued is delivered, a lane's buffers are
+/// back to at most a segment each; once a bucket has no entry left, it holds no chunk; and once no
+/// listener of an event is left in a lane, fires of that event no longer visit the lane.
+///
+/// Everything is read through ``BusStorage/footprint`` after `flush`, which returns only once the
+/// pass has emptied its batch.
+@Suite struct MemoryReturnTests {
+    /// The deliveries one lane-buffer segment holds, for the bus's payloads.
+    static func segmentEntries(_ storage: BusStorage) -> Int {
+        1 << DeliveryBuffer(layout: storage.state.withLock { $0.layout }).segmentShift
+    }
+
+    actor Listener {}
+
+    // MARK: Lane buffers
+
+    @MainActor
+    @Test func laneBuffersShrinkBackOnceABurstIsDelivered() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let received = Counter()
+        for _ in 0..<3 { bus.on(.apiQueueReleased) { _ in received.increment() } }
+        let segment = Self.segmentEntries(bus.storage)
+        #expect(bus.storage.footprint.laneBufferCapacity == 0)
+        // The main actor is this test's: every fire waits on the main lane until the flush.
+        for number in 0..<5_000 { emitter.fire(SamplePayloads.numbered(number)) }
+        #expect(bus.storage.footprint.laneBufferCapacity >= 5_000, "the whole burst is queued")
+        await bus.flush()
+        #expect(received.count == 3 * 5_000)
+        #expect(bus.storage.footprint.laneBufferCapacity == segment, "one segment is kept for the next fires")
+    }
+
+    @MainActor
+    @Test func laneBuffersShrinkBackAfterABurstDeliveredOverManyJobsWhileFiresKeepComing() async {
+        let (bus, emitter) = EventBus.makeBus()
+        bus.storage.limitJobs(toCallbacks: 100)  // passes hold their batch between jobs
+        let received = Counter()
+        for _ in 0..<3 { bus.on(.apiQueueReleased) { _ in received.increment() } }
+        let segment = Self.segmentEntries(bus.storage)
+        await Task.detached { for number in 0..<20_000 { emitter.fire(SamplePayloads.numbered(number)) } }.value
+        await bus.flush()
+        #expect(received.count == 3 * 20_000)
+        // Either buffer may have been the pending one last: each keeps at most a segment.
+        #expect(bus.storage.footprint.laneBufferCapacity <= 2 * segment)
+    }
+
+    @Test func anActorLanesBuffersShrinkBackOnceItsBurstIsDelivered() async {
+        actor Held {
+            func fire(_ count: Int, on emitter: EventEmitter) {
+                for number in 0..<count { emitter.fire(SamplePayloads.numbered(number)) }
+            }
+        }
+        let (bus, emitter) = EventBus.makeBus()
+        let held = Held()
+        let received = Counter()
+        _ = bus.on(.apiQueueReleased, delivery: .isolated(to: held)) { _, _ in received.increment() }
+        await held.fire(3_000, on: emitter)  // the actor is busy: all 3,000 wait on its lane, one batch
+        await bus.flush()
+        #expect(received.count == 3_000)
+        #expect(bus.storage.footprint.laneBufferCapacity == Self.segmentEntries(bus.storage))
+    }
+
+    // MARK: Buckets
+
+    @Test(arguments: ["oldest first", "newest first", "alternately"])
+    func aBucketEmptiedToZeroReleasesItsChunks(order: String) async {
+        let (bus, _) = EventBus.makeBus()
+        let baseline = bus.storage.footprint
+        var tokens = (0..<100).map { _ in bus.on(.bucketing) { _ in } }
+        #expect(bus.storage.footprint.bucketChunkCapacity >= 100)
+        switch order {
+        case "newest first": tokens.reverse()
+        case "alternately":
+            tokens =
+                tokens.indices.filter { $0 % 2 == 0 }.map { tokens[$0] }
+                + tokens.indices.filter { $0 % 2 == 1 }.map { tokens[$0] }
+        default: break
+        }
+        for token in tokens { await bus.off(token) }
+        let after = bus.storage.footprint
+        #expect(after.bucketChunkCapacity == 0)
+        #expect(after.entries == 0 && after.liveSubscriptions == 0)
+        #expect(after.buckets == 1, "the bucket stays, empty, for the next subscriptions")
+        #expect(after.routes == baseline.routes)
+    }
+
+    @MainActor
+    @Test func aBucketEmptiedDuringItsPassReleasesItsChunksWhenThePassEnds() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let received = Counter()
+        for _ in 0..<20 { bus.once(.apiQueueReleased) { _ in received.increment() } }
+        emitter.fire(SamplePayloads.numbered(1))
+        await bus.flush()
+        #expect(received.count == 20)
+        #expect(bus.storage.footprint.bucketChunkCapacity == 0)
+        #expect(bus.storage.footprint.entries == 0)
+    }
+
+    // MARK: Routes
+
+    @Test func eventsWithoutListenersInALaneAreNotRoutedToItOnFire() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let listener = Listener()
+        let immediateCalls = Counter()
+        let onMain = bus.on(.bucketing) { _ in }
+        let immediate = bus.on(.bucketing, delivery: .immediate) { _ in immediateCalls.increment() }
+        let onActor = bus.on(.bucketing, delivery: .isolated(to: listener)) { _, _ in }
+        let event = bus.index.position(of: .bucketing)
+        func routedLanes() -> [Int] { bus.storage.state.withLock { $0.registry.routes[event].map(\.lane).sorted() } }
+        func enqueued() -> [UInt64] { bus.storage.state.withLock { $0.lanes.map(\.enqueuedCount) } }
+        #expect(routedLanes().count == 3)
+
+        await bus.off(onMain)
+        await bus.off(onActor)
+        #expect(routedLanes() == [BusStorage.immediateLane], "only the lane that still listens")
+        let before = enqueued()
+        emitter.fire(SamplePayloads.sample(.bucketing))
+        #expect(immediateCalls.count == 1)
+        let after = enqueued()
+        #expect(after[BusStorage.mainLane] == before[BusStorage.mainLane])
+        #expect(after[2...] == before[2...], "nothing queued for the actor lane")
+
+        await bus.off(immediate)
+        #expect(routedLanes().isEmpty)
+        #expect(bus.storage.footprint.routes == 0)
+
+        // A new listener brings its lane's route back.
+        let again = Counter()
+        bus.on(.bucketing, delivery: .immediate) { _ in again.increment() }
+        #expect(routedLanes() == [BusStorage.immediateLane])
+        emitter.fire(SamplePayloads.sample(.bucketing))
+        #expect(again.count == 1 && immediateCalls.count == 1)
+    }
+}
