@@ -55,7 +55,10 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     /// ```
     ///
     /// - Parameter payload: The event's payload.
+    @inlinable
     public func fire<Payload: TypedPayload>(_ payload: Payload) where Payload.Catalogue == Catalogue {
+        // Inlinable for the same reason as `fire(_:)`: unspecialized, wrapping the struct cost more
+        // than the fire.
         fire(payload.checkedPayloadValue)
     }
 
