@@ -3,8 +3,9 @@
 // binary SDK ships the package) and against a plain release build's modules. Prints nanoseconds
 // per event for each scenario; the script compares the two builds in the same run.
 //
-// `immediate` and `actor` fire the built-in catalogue, which the client sees through the package's
-// interface; `own-immediate` fires a catalogue declared here, as a binary SDK declares its own.
+// `immediate`, `immediate-local` and `actor` fire the built-in catalogue, which the client sees
+// through the package's interface; `own-immediate` fires a catalogue declared here, as a binary SDK
+// declares its own.
 
 import Dispatch
 import SDKEventBus
@@ -27,6 +28,23 @@ func nanoseconds(_ body: () async -> Void) async -> UInt64 {
 /// Fire on the caller's thread to one immediate listener: the engine's synchronous path.
 func immediate(events: Int) async -> Double {
     let (bus, emitter) = EventBus.makeBus()
+    let count = Count()
+    let subscription = bus.on(.bucketing, delivery: .immediate) { _ in count.value += 1 }
+    let time = await nanoseconds {
+        for _ in 0..<events { emitter.fire(payload) }
+    }
+    precondition(count.value == events)
+    subscription.cancel()
+    return Double(time) / Double(events)
+}
+
+/// `immediate`, firing a payload made in the function rather than the global: a global of a type the
+/// client sees as resilient is copied through its value witnesses at every fire, in the client, and
+/// this scenario leaves that copy out.
+func immediateLocal(events: Int) async -> Double {
+    let (bus, emitter) = EventBus.makeBus()
+    let payload = SystemEvent.Payload.bucketing(
+        BucketingPayload(experienceId: "1", variationId: "2", visitorId: "visitor"))
     let count = Count()
     let subscription = bus.on(.bucketing, delivery: .immediate) { _ in count.value += 1 }
     let time = await nanoseconds {
@@ -105,6 +123,8 @@ let events = 200_000
 _ = await immediate(events: events / 10)
 _ = await onActor(events: events / 10)
 _ = await ownImmediate(events: events / 10)
+_ = await immediateLocal(events: events / 10)
 print("immediate \(await immediate(events: events))")
+print("immediate-local \(await immediateLocal(events: events))")
 print("actor \(await onActor(events: events))")
 print("own-immediate \(await ownImmediate(events: events))")
