@@ -58,8 +58,8 @@ runs = {}
 for line in open(sys.argv[1]):
     build, scenario, value = line.split()
     runs.setdefault(scenario, {}).setdefault(build, []).append(float(value))
-print(f"{'scenario':<10} {'plain ns/event':>15} {'evolution ns/event':>19} {'ratio':>6}")
+print(f"{'scenario':<15} {'plain ns/event':>15} {'evolution ns/event':>19} {'ratio':>6}")
 for scenario, builds in runs.items():
     plain, evolution = statistics.median(builds["plain"]), statistics.median(builds["evolution"])
-    print(f"{scenario:<10} {plain:>15.1f} {evolution:>19.1f} {evolution / plain:>6.2f}")
+    print(f"{scenario:<15} {plain:>15.1f} {evolution:>19.1f} {evolution / plain:>6.2f}")
 PY

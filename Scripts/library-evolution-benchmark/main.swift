@@ -2,6 +2,10 @@
 // Scripts/library-evolution-benchmark.sh: against the library-evolution build's interfaces (as a
 // binary SDK ships the package) and against a plain release build's modules. Prints nanoseconds
 // per event for each scenario; the script compares the two builds in the same run.
+//
+// `immediate`, `immediate-local` and `actor` fire the built-in catalogue, which the client sees
+// through the package's interface; `own-immediate` fires a catalogue declared here, as a binary SDK
+// declares its own.
 
 import Dispatch
 import SDKEventBus
@@ -34,6 +38,23 @@ func immediate(events: Int) async -> Double {
     return Double(time) / Double(events)
 }
 
+/// `immediate`, firing a payload made in the function rather than the global: a global of a type the
+/// client sees as resilient is copied through its value witnesses at every fire, in the client, and
+/// this scenario leaves that copy out.
+func immediateLocal(events: Int) async -> Double {
+    let (bus, emitter) = EventBus.makeBus()
+    let payload = SystemEvent.Payload.bucketing(
+        BucketingPayload(experienceId: "1", variationId: "2", visitorId: "visitor"))
+    let count = Count()
+    let subscription = bus.on(.bucketing, delivery: .immediate) { _ in count.value += 1 }
+    let time = await nanoseconds {
+        for _ in 0..<events { emitter.fire(payload) }
+    }
+    precondition(count.value == events)
+    subscription.cancel()
+    return Double(time) / Double(events)
+}
+
 /// Fire from a task to one listener on an actor, then wait for delivery.
 actor Sink {
     var count = 0
@@ -54,8 +75,56 @@ func onActor(events: Int) async -> Double {
     return Double(time) / Double(events)
 }
 
+/// A catalogue declared in the client, as a binary SDK declares its own: its types are the client's,
+/// so their layout is known to it in both builds.
+enum FlagEvent: String, EventCatalogue {
+    case initialized
+    case flagsChanged = "flags.changed"
+    case error
+
+    typealias Payload = FlagEventPayload
+}
+
+enum FlagEventPayload: CataloguePayload {
+    case initialized
+    case flagsChanged(FlagsChangedPayload)
+    case error(String)
+
+    var event: FlagEvent {
+        switch self {
+        case .initialized: .initialized
+        case .flagsChanged: .flagsChanged
+        case .error: .error
+        }
+    }
+}
+
+struct FlagsChangedPayload: Sendable {
+    var changedKeys: [String]
+    var visitorId: String
+}
+
+let flagPayload = FlagEventPayload.flagsChanged(FlagsChangedPayload(changedKeys: ["a", "b"], visitorId: "visitor"))
+
+/// `immediate`, with the client's own catalogue.
+func ownImmediate(events: Int) async -> Double {
+    let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+    let count = Count()
+    let subscription = bus.on(.flagsChanged, delivery: .immediate) { _ in count.value += 1 }
+    let time = await nanoseconds {
+        for _ in 0..<events { emitter.fire(flagPayload) }
+    }
+    precondition(count.value == events)
+    subscription.cancel()
+    return Double(time) / Double(events)
+}
+
 let events = 200_000
 _ = await immediate(events: events / 10)
 _ = await onActor(events: events / 10)
+_ = await ownImmediate(events: events / 10)
+_ = await immediateLocal(events: events / 10)
 print("immediate \(await immediate(events: events))")
+print("immediate-local \(await immediateLocal(events: events))")
 print("actor \(await onActor(events: events))")
+print("own-immediate \(await ownImmediate(events: events))")

@@ -19,7 +19,12 @@ public import SDKEventBusCore
 /// ```
 public enum EventPayloadValue: CataloguePayload, Equatable {
     /// The payload of ``SystemEvent/ready``.
-    case ready(ReadyPayload)
+    ///
+    /// Stored out of line: ``ReadyPayload`` holds a `ConfigSource`, a resilient type of another
+    /// module in a binary SDK's build (library evolution). Stored inline, it would leave the whole
+    /// enum's layout to be computed at run time, and every copy and `switch` of every payload, the
+    /// `event` of each fire among them, would go through the runtime. This event fires once.
+    indirect case ready(ReadyPayload)
     /// The payload of ``SystemEvent/configUpdated``.
     ///
     /// Stored out of line: a configuration snapshot is large and this event is rare, so the other

@@ -24,9 +24,24 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     /// disagree cannot be fired. Use ``CatalogueBus/flush()`` to wait for delivery.
     ///
     /// - Parameter payload: The event's payload.
+    @inlinable
     public func fire(_ payload: Catalogue.Payload) {
-        assert(payload.eventSlip == nil, payload.eventSlip ?? "")
-        withUnsafePointer(to: payload) { storage.fire(event: index.position(of: payload.event), payload: $0) }
+        // Inlinable, so that a caller in another module runs it specialized for its catalogue:
+        // called across a resilient boundary, it ran unspecialized, looking up the payload's
+        // metadata and witnesses on every fire. It only reads the event and hands both to
+        // `fire(event:payload:)`; the engine behind that stays opaque.
+        let event = payload.event
+        withUnsafePointer(to: payload) { fire(event: event, payload: $0) }
+    }
+
+    /// Fires the payload at `payload`, whose event is `event`: the one entry into the engine that
+    /// ``fire(_:)-(Catalogue.Payload)`` inlines into its callers.
+    ///
+    /// Part of the ABI of a library-evolution build: keep its signature.
+    @usableFromInline
+    func fire(event: Catalogue, payload: UnsafePointer<Catalogue.Payload>) {
+        assert(payload.pointee.eventSlip == nil, payload.pointee.eventSlip ?? "")
+        storage.fire(event: index.position(of: event), payload: payload)
     }
 
     /// Fires a payload struct to every listener of its event that is subscribed now.
@@ -40,7 +55,10 @@ public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
     /// ```
     ///
     /// - Parameter payload: The event's payload.
+    @inlinable
     public func fire<Payload: TypedPayload>(_ payload: Payload) where Payload.Catalogue == Catalogue {
+        // Inlinable for the same reason as `fire(_:)`: unspecialized, wrapping the struct cost more
+        // than the fire.
         fire(payload.checkedPayloadValue)
     }
 

@@ -33,7 +33,10 @@ extension TypedPayload {
     /// A struct whose ``event`` names one event while its ``payloadValue`` wraps another's case (a
     /// copy-paste slip) would otherwise be fired as the other event: it reaches the other event's
     /// listeners and none of its own. A debug build stops with ``eventSlip(in:)``'s message.
+    @inlinable
     package var checkedPayloadValue: Catalogue.Payload {
+        // Inlinable with the typed `fire`, which it serves: specialized in the caller, the wrapping
+        // is a direct call. The check follows the caller's build (an SDK's debug build checks).
         let value = payloadValue
         assert(value.event == Self.event, Self.eventSlip(in: value) ?? "")
         return value

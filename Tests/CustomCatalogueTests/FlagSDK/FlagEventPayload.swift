@@ -2,7 +2,7 @@ import SDKEventBusCore
 
 /// The payload of a ``FlagEvent``: one case per event, named as the event, wrapping its struct.
 enum FlagEventPayload: WireCodablePayload, Equatable {
-    case initialized(InitializedPayload)
+    indirect case initialized(InitializedPayload)  // holds a ConfigSource: boxed, so the layout is fixed
     case flagsChanged(FlagsChangedPayload)
     case error(FlagErrorPayload)
     case stale(StalePayload)
