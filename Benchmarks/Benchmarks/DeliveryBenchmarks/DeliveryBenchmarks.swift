@@ -277,6 +277,7 @@ let benchmarks: @Sendable () -> Void = {
     registerDecodingBenchmarks()
     registerBurstBenchmarks()
     registerMemoryBenchmarks()
+    registerPoolBenchmarks()
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))
