@@ -37,7 +37,7 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (337, 360),
+    "SDKEventBusCore": (337, 355),
     "SDKEventBus": (287, 135),
     "SDKEventBusTesting": (87, 120),
 }
