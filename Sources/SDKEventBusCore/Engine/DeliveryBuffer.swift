@@ -75,7 +75,7 @@ final class DeliveryBuffer: @unchecked Sendable {
     /// The entry at `index`: its header, then at ``payloadOffset`` its payload.
     @inline(__always)
     func entry(at index: Int) -> UnsafeMutableRawPointer {
-        segments.unsafelyUnwrapped[index &>> segmentShift] + (index & ((1 &<< segmentShift) &- 1)) &* entryStride
+        segments.unsafelyUnwrapped[index &>> segmentShift] + (index & ((1 &<< segmentShift) &- 1)) * entryStride
     }
 
     /// The header of the entry at `index`.
