@@ -71,10 +71,10 @@ extension AppEventBus {
         delivery: Delivery<MainActor> = .mainActor,
         callback: @escaping @MainActor @Sendable (Event) -> Void
     ) -> EventSubscription {
-        subscribe(type, lane: delivery.lane) { end in
+        subscribe(type, lane: delivery.lane) { subscription in
             .erasing(mainActor: { @MainActor (event: Event) in
                 callback(event)
-                end()
+                subscription.cancel()
             })
         }
     }
@@ -92,10 +92,10 @@ extension AppEventBus {
         delivery: Delivery<Never>,
         callback: @escaping @Sendable (Event) -> Void
     ) -> EventSubscription {
-        subscribe(type, lane: delivery.lane) { end in
+        subscribe(type, lane: delivery.lane) { subscription in
             .erasing { (event: Event) in
                 callback(event)
-                end()
+                subscription.cancel()
             }
         }
     }
@@ -147,9 +147,9 @@ extension AppEventBus {
         delivery: Delivery<MainActor> = .mainActor,
         callback: @escaping @MainActor @Sendable (Owner, Event) -> Void
     ) -> EventSubscription {
-        subscribe(type, lane: delivery.lane, owner: owner) { end in
+        subscribe(type, lane: delivery.lane, owner: owner) { subscription in
             .erasing(mainActor: { @MainActor [weak owner] (event: Event) in
-                guard let owner else { return end() }
+                guard let owner else { return subscription.cancel() }
                 callback(owner, event)
             })
         }
@@ -171,25 +171,24 @@ extension AppEventBus {
         delivery: Delivery<Never>,
         callback: @escaping @Sendable (Owner, Event) -> Void
     ) -> EventSubscription {
-        subscribe(type, lane: delivery.lane, owner: owner) { end in
+        subscribe(type, lane: delivery.lane, owner: owner) { subscription in
             .erasing { [weak owner] (event: Event) in
-                guard let owner else { return end() }
+                guard let owner else { return subscription.cancel() }
                 callback(owner, event)
             }
         }
     }
 
-    /// Subscribes to `type` in `lane`, lending each event to the callback `make` makes, given a
-    /// function that ends the subscription.
+    /// Subscribes to `type` in `lane`, lending each event to the callback `make` makes, given the
+    /// subscription (a callback that ends it calls its `cancel()`).
     private func subscribe<Event: AppEvent>(
         _ type: Event.Type,
         lane: LaneSelector,
         owner: (any AnyObject & Sendable)? = nil,
-        make: (_ end: @escaping @Sendable () -> Void) -> ErasedCallback
+        make: (_ subscription: EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(type, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }) { subscription in
-            .lending(make { storage.cancel(subscription) })
+        subscribe(type, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }) { subscription in
+            .lending(make(subscription))
         }
     }
 
@@ -205,9 +204,10 @@ extension AppEventBus {
             preconditionFailure("a Delivery<\(A.self)> names its actor")
         }
         let call = nonisolatedCallback(callback)
-        return subscribe(type, lane: delivery.lane, owner: owner ?? actor) { end in
+        return subscribe(type, lane: delivery.lane, owner: owner ?? actor) { subscription in
+            let end: @Sendable () -> Void = { subscription.cancel() }
             // Called only in a job of the lane's drain, which holds the actor.
-            .erasing { [unowned(unsafe) actor] (event: Event) in call(actor, event, end) }
+            return .erasing { [unowned(unsafe) actor] (event: Event) in call(actor, event, end) }
         }
     }
 

@@ -82,21 +82,19 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
     ///   - lane: Where the callback runs.
     ///   - owner: The object whose lifetime bounds the subscription, if any.
     ///   - replayLatest: Whether to replay a ``ReplayRule/latestOnRequest`` event's latest payload.
-    ///   - make: Makes the callback, given a function that ends the subscription.
+    ///   - make: Makes the callback, given the subscription (a callback that ends it calls its
+    ///     `cancel()`). Nothing is allocated for a callback that never ends itself.
     /// - Returns: The subscription.
     nonisolated func subscribe(
         _ event: Catalogue,
         lane: LaneSelector,
         owner: (any AnyObject & Sendable)? = nil,
         replayLatest: Bool = false,
-        make: (_ end: @escaping @Sendable () -> Void) -> ErasedCallback
+        make: (_ subscription: EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
-        let storage = self.storage
-        return subscribe(
-            event, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }, replayLatest: replayLatest
-        ) { subscription in
-            make { storage.cancel(subscription) }
-        }
+        subscribe(
+            event, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }, replayLatest: replayLatest,
+            makeCallback: make)
     }
 
     /// Subscribes a callback isolated to the actor of `delivery`, bound to the actor's lifetime (or
@@ -113,8 +111,10 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
         }
         // The engine calls it only in a job isolated to `actor`.
         let call = nonisolatedCallback(callback)
-        return subscribe(event, lane: delivery.lane, owner: owner ?? actor, replayLatest: replayLatest) { end in
-            .erasing { [weak actor] (payload: Catalogue.Payload) in
+        let owner = owner ?? actor
+        return subscribe(event, lane: delivery.lane, owner: owner, replayLatest: replayLatest) { subscription in
+            let end: @Sendable () -> Void = { subscription.cancel() }
+            return .erasing { [weak actor] (payload: Catalogue.Payload) in
                 guard let actor else { return end() }
                 call(actor, payload, end)
             }

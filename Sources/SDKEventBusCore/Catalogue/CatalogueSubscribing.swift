@@ -136,10 +136,10 @@ extension CatalogueSubscribing {
         delivery: Delivery<MainActor> = .mainActor,
         callback: @escaping @MainActor @Sendable (Catalogue.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane) { end in
+        bus.subscribe(event, lane: delivery.lane) { subscription in
             .erasing(mainActor: { @MainActor (payload: Catalogue.Payload) in
                 callback(payload)
-                end()
+                subscription.cancel()
             })
         }
     }
@@ -157,10 +157,10 @@ extension CatalogueSubscribing {
         delivery: Delivery<Never>,
         callback: @escaping @Sendable (Catalogue.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane) { end in
+        bus.subscribe(event, lane: delivery.lane) { subscription in
             .erasing { (payload: Catalogue.Payload) in
                 callback(payload)
-                end()
+                subscription.cancel()
             }
         }
     }
@@ -211,9 +211,9 @@ extension CatalogueSubscribing {
         delivery: Delivery<MainActor> = .mainActor,
         callback: @escaping @MainActor @Sendable (Owner, Catalogue.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, owner: owner) { end in
+        bus.subscribe(event, lane: delivery.lane, owner: owner) { subscription in
             .erasing(mainActor: { @MainActor [weak owner] (payload: Catalogue.Payload) in
-                guard let owner else { return end() }
+                guard let owner else { return subscription.cancel() }
                 callback(owner, payload)
             })
         }
@@ -234,9 +234,9 @@ extension CatalogueSubscribing {
         delivery: Delivery<Never>,
         callback: @escaping @Sendable (Owner, Catalogue.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, owner: owner) { end in
+        bus.subscribe(event, lane: delivery.lane, owner: owner) { subscription in
             .erasing { [weak owner] (payload: Catalogue.Payload) in
-                guard let owner else { return end() }
+                guard let owner else { return subscription.cancel() }
                 callback(owner, payload)
             }
         }

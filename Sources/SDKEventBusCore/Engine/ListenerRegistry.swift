@@ -209,7 +209,8 @@ struct ListenerRegistry {
         if bucket.liveCount == 0 { removeRoute(to: bucket) }
         slots[Int(slot)] = .free
         freeSlots.append(slot)
-        let lifetime = lifetimes.removeValue(forKey: slot)
+        // Most subscriptions have no lifetime: skip hashing the slot when none has.
+        let lifetime = lifetimes.isEmpty ? nil : lifetimes.removeValue(forKey: slot)
         if !handles.isEmpty { handles.removeValue(forKey: slot) }
         if lifetime?.ownerID != nil { ownerBoundCount -= 1 }
         if freeSlots.count == slots.count {
