@@ -14,7 +14,7 @@ suites=(
     # Engine
     BoundedJobTests DeliveryLaneTests ErasedCallbackTests ListenerRegistryTests OffWaitingTests
     PayloadMoveTests SubscriptionHandleTests WaiterCancellationTests BacklogDiagnosticsTests
-    BusLifetimeTests ReplayClearingTests MemoryReturnTests
+    BusLifetimeTests ReplayClearingTests MemoryReturnTests ImmediateHandOffTests DroppedAndAbandonedTests
     # Buses
     EventBusAsyncSequenceTests EventBusDeliveryTests EventBusStressTests EventBusSubscriptionTests
     FlagBusDeliveryTests FlagBusReentrancyTests FlagBusReplayTests

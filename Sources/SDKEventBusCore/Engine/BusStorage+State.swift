@@ -91,12 +91,17 @@ extension BusStorage.State {
         var inline: BusStorage.InlineDelivery?
         // Only buckets with live subscriptions are routed, and a route carries its lane: a fire
         // reads no bucket.
-        for index in registry.routes[event].indices {
+        var index = 0
+        while index < registry.routes[event].count {
             let target = registry.routes[event][index]
+            let routes = registry.routes[event].count
             let header = DeliveryHeader(bucket: target.bucket, mark: mark)
             if let started = route(header, payload: payload, toLane: target.lane, copyingInline: false, work: &work) {
                 inline = started
             }
+            // Routing to the lane of an actor that is gone abandons the lane, which ends its
+            // subscriptions and so removes this route: the next one has moved to `index`.
+            if registry.routes[event].count == routes { index += 1 }
         }
         return inline
     }

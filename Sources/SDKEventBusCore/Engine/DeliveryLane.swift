@@ -202,6 +202,10 @@ struct DeliveryLane {
     mutating func dropPending() -> (dropped: DeliveryBuffer, flushed: [CheckedContinuation<Void, Never>]) {
         let dropped = pending
         pending = DeliveryBuffer(layout: dropped.layout)
+        // While a pass holds a batch, the spare buffer is the pending one (see `takeBatch`): keeping
+        // it would keep the dropped payloads alive, and the pass's end would then release them
+        // under the lock.
+        if spare === dropped { spare = DeliveryBuffer(layout: dropped.layout) }
         oldestPendingSince = nil
         return (dropped, markDelivered(UInt64(dropped.count)))
     }
