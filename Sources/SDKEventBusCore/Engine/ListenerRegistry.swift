@@ -13,17 +13,20 @@
 /// - Subscriptions with an owner or an end hook keep a ``SubscriptionLifetime`` in a side table, so
 ///   that the common subscription stores nothing for it.
 struct ListenerRegistry {
-    /// A subscription's row in the slot table: 16 bytes.
+    /// A subscription's row in the slot table: 8 bytes.
+    ///
+    /// The subscription's id is its entry's: a token names a live subscription when the entry its
+    /// slot points at has the token's id.
     struct Slot {
-        /// The id of the subscription in this row; ``free`` when the row is free.
-        var id: UInt64
-        /// The subscription's bucket.
+        /// The subscription's bucket; negative when the row is free.
         var bucket: Int32
         /// The subscription's position in its bucket.
         var position: Int32
 
-        /// A row without a subscription; ids count up from 0 and never reach its id.
-        static let free = Slot(id: .max, bucket: -1, position: -1)
+        /// A row without a subscription.
+        static let free = Slot(bucket: -1, position: -1)
+
+        var isFree: Bool { bucket < 0 }
     }
 
     /// A subscription that ended: its entry is marked, its slot is free, and the caller decides
@@ -138,7 +141,7 @@ struct ListenerRegistry {
         let token = makeToken(id, Int(slot))
         let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
         if bucket.liveCount == 1 { routes[event].append(Route(bucket: .passUnretained(bucket), lane: lane)) }
-        slots[Int(slot)] = Slot(id: id, bucket: Int32(bucket.number), position: Int32(position))
+        slots[Int(slot)] = Slot(bucket: Int32(bucket.number), position: Int32(position))
         if let lifetime {
             lifetimes[slot] = lifetime
             if lifetime.ownerID != nil { ownerBoundCount += 1 }
@@ -205,6 +208,7 @@ struct ListenerRegistry {
     private mutating func end(slot: Int32) -> Ended {
         let row = slots[Int(slot)]
         let bucket = buckets[Int(row.bucket)]
+        let id = bucket.entry(at: Int(row.position)).pointee.id
         bucket.markEnded(at: Int(row.position))
         if bucket.liveCount == 0 { removeRoute(to: bucket) }
         slots[Int(slot)] = .free
@@ -219,7 +223,7 @@ struct ListenerRegistry {
             slots.removeAll(keepingCapacity: keep)
             freeSlots.removeAll(keepingCapacity: keep)
         }
-        return Ended(id: row.id, bucket: bucket, position: Int(row.position), lifetime: lifetime)
+        return Ended(id: id, bucket: bucket, position: Int(row.position), lifetime: lifetime)
     }
 
     /// Ends every subscription bound to the owner with identity `ownerID`.
@@ -230,7 +234,7 @@ struct ListenerRegistry {
     /// Ends every live subscription, and keeps accepting new ones.
     mutating func endAll() -> [Ended] {
         var ended: [Ended] = []
-        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id {
+        for (index, slot) in slots.enumerated() where !slot.isFree {
             ended.append(end(slot: Int32(index)))
         }
         return ended
@@ -239,8 +243,7 @@ struct ListenerRegistry {
     /// Ends every subscription of `lane`, for a lane whose actor is gone.
     mutating func endAll(inLane lane: Int) -> [Ended] {
         var ended: [Ended] = []
-        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id && buckets[Int(slot.bucket)].lane == lane
-        {
+        for (index, slot) in slots.enumerated() where !slot.isFree && buckets[Int(slot.bucket)].lane == lane {
             ended.append(end(slot: Int32(index)))
         }
         return ended
@@ -282,7 +285,7 @@ struct ListenerRegistry {
     mutating func close() -> [Ended] {
         isClosed = true
         var ended: [Ended] = []
-        for (index, slot) in slots.enumerated() where slot.id != Slot.free.id {
+        for (index, slot) in slots.enumerated() where !slot.isFree {
             ended.append(end(slot: Int32(index)))
         }
         ownerBoundCount = 0
@@ -307,10 +310,12 @@ struct ListenerRegistry {
     }
 
     private func liveSlot(of token: EventSubscription) -> Slot? {
-        guard token.busID == busID, slots.indices.contains(token.slot), slots[token.slot].id == token.listenerID,
-            token.listenerID != Slot.free.id
+        guard token.busID == busID, slots.indices.contains(token.slot) else { return nil }
+        let slot = slots[token.slot]
+        // A slot is reused once free: the entry it points at says whose it is now.
+        guard !slot.isFree, buckets[Int(slot.bucket)].entry(at: Int(slot.position)).pointee.id == token.listenerID
         else { return nil }
-        return slots[token.slot]
+        return slot
     }
 
     private mutating func endAll(where shouldEnd: (SubscriptionLifetime) -> Bool) -> [Ended] {
