@@ -329,14 +329,10 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                 header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
                 budget: &unlimited)
         }
-        var work = AfterUnlock()
-        let next = state.withLock { state -> (DeliveryLane.HeldBatch, DeliveryBudget.Limit)? in
-            state.finishPass(lane: Self.immediateLane, delivered: 1, recycling: nil, into: &work)
-            let batch = state.lanes[Self.immediateLane].takeBatch()
-            return batch.map { (DeliveryLane.HeldBatch(buffer: $0), state.jobLimit) }
-        }
-        if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
-        guard let (batch, limit) = next else { return }
+        guard let next = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil) else { return }
+        // Others fired meanwhile: the contended case, which takes the lock once more.
+        let limit = state.withLock { $0.jobLimit }
+        let batch = DeliveryLane.HeldBatch(buffer: next)
         drain(from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit)
     }
 
