@@ -137,7 +137,8 @@ import Testing
         await harness.diagnostics.wait { $0.isFetchFailed }
         #expect(client.store.isReady == false)
         #expect(client.config == nil)
-        harness.clock.advance(by: 1)
+        // The retry's backoff: wait for its sleep, which starts after the failure is reported.
+        #expect(try await harness.clock.advanceToNextDeadline() == 1)
         try await client.ready()
         #expect(client.config == a)
         await client.shutdown()
