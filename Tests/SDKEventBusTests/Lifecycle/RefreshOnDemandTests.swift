@@ -68,7 +68,8 @@ import Testing
         try await service.waitForFetches(2)
         refresh.cancel()
         await #expect(throws: CancellationError.self) { try await refresh.value }
-        rig.clock.advance(by: 1)
+        // The fetch's 1 s delay: wait for its sleep, which starts after the fetch is counted.
+        #expect(try await rig.clock.advanceToNextDeadline() == 1)
         try await rig.steps.wait("the refreshed config applied") { $0.appliedChange == .updated }
         #expect(client.config == b)
         await client.shutdown()
