@@ -78,12 +78,6 @@ final class DeliveryBuffer: @unchecked Sendable {
         segments.unsafelyUnwrapped[index &>> segmentShift] + (index & ((1 &<< segmentShift) &- 1)) * entryStride
     }
 
-    /// The header of the entry at `index`.
-    @inline(__always)
-    func header(at index: Int) -> UnsafeMutablePointer<DeliveryHeader> {
-        entry(at: index).assumingMemoryBound(to: DeliveryHeader.self)
-    }
-
     /// The payload of the entry at `index`.
     @inline(__always)
     func payload(at index: Int) -> UnsafeMutableRawPointer {
