@@ -13,8 +13,11 @@ let package = Package(
         // The generic core an SDK embeds: the engine, catalogue buses, app buses, readiness, the
         // configuration lifecycle, HTTP fetching, caching and the client. No vendor's domain.
         .library(name: "SDKEventBusCore", targets: ["SDKEventBusCore"]),
+        // The JSON wire form of a catalogue's payloads, for bridges (React Native, Flutter) and
+        // analytics forwarding: `WireCodablePayload`, with canonical bytes. Optional for an SDK.
+        .library(name: "SDKEventBusWire", targets: ["SDKEventBusWire"]),
         // The built-in catalogue (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
-        // …) on top of the core, which it re-exports: `import SDKEventBus` gives both.
+        // …) on top of the core and the wire form, which it re-exports: `import SDKEventBus` gives all.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
         // Test doubles and test hooks for the tests of code that uses the bus, SDKs' and apps': a test
         // clock, recorders, a scripted fetch service, a catalogue conformance check.
@@ -25,22 +28,25 @@ let package = Package(
         // `Synchronization.Atomic` would do, but it requires iOS 18 / macOS 15.
         .target(name: "_SDKEventBusAtomics"),
         .target(name: "SDKEventBusCore", dependencies: ["_SDKEventBusAtomics"]),
-        .target(name: "SDKEventBus", dependencies: ["SDKEventBusCore"]),
-        .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBusCore", "SDKEventBus"]),
+        .target(name: "SDKEventBusWire", dependencies: ["SDKEventBusCore"]),
+        .target(name: "SDKEventBus", dependencies: ["SDKEventBusCore", "SDKEventBusWire"]),
+        .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus"]),
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
         .executableTarget(
             name: "SDKEventBusDemo", dependencies: ["SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"]),
         .testTarget(
             name: "SDKEventBusTests",
-            dependencies: ["SDKEventBusCore", "SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"],
+            dependencies: [
+                "SDKEventBusCore", "SDKEventBusWire", "SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer",
+            ],
             resources: [.copy("Resources")]
         ),
         // A second SDK's catalogue (a feature-flag SDK over the flagd format), written against the
         // core's public API only, running the guarantees the built-in catalogue's tests pin.
         .testTarget(
             name: "CustomCatalogueTests",
-            dependencies: ["SDKEventBusCore", "SDKEventBusTesting"],
+            dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusTesting"],
             resources: [.copy("Resources")]
         ),
         // An SDK that declares the built-in catalogue's names for its own types (SystemEvent,

@@ -5,7 +5,10 @@ Usage: Scripts/budgets.py [--check] [--markdown]
 
 - API entries are counted from the swift-api-digester dump of each library module: every public
   type, function, initializer, property, subscript, enum case, typealias and associated type, at
-  any depth (accessors, conformances and `package` declarations are not entries).
+  any depth (accessors, conformances and `package` declarations are not entries). The budget and
+  the ceilings apply to that count. Beside it, "declared" leaves out the members the compiler makes
+  for a conformance (synthesized `==` and `hash(into:)`, `init(rawValue:)`, an actor's executor,
+  inferred typealiases), which no one writes, documents or can remove without the conformance.
 - Machine code is the size of the executable sections (`.text`, and the `.text.*` sections a
   function may get) of the module's objects in a release build optimized for size (`-Osize`), on
   this machine's platform. Beside it the table shows what `size` calls text, which adds read-only
@@ -37,9 +40,10 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (337, 355),
-    "SDKEventBus": (287, 135),
-    "SDKEventBusTesting": (87, 120),
+    "SDKEventBusCore": (326, 333),
+    "SDKEventBusWire": (11, 27),
+    "SDKEventBus": (287, 132),
+    "SDKEventBusTesting": (87, 119),
 }
 
 ENTRY_KINDS = {
@@ -67,12 +71,19 @@ def library_modules():
     return modules
 
 
-def count_entries(node):
-    """Public entries under `node`; `package` declarations (marked `isInternal`) are not API."""
+def count_entries(node, declared_only=False):
+    """Public entries under `node`; `package` declarations (marked `isInternal`) are not API.
+
+    With `declared_only`, leaves out what the compiler makes (marked `implicit`): synthesized `==`,
+    `hash(into:)` and `hashValue`, a raw-value enum's `init(rawValue:)`, an actor's
+    `unownedExecutor`, typealiases inferred for associated types.
+    """
     count = 0
     for child in node.get("children", []):
         if child.get("kind") in ENTRY_KINDS and child.get("declKind") != "Accessor" and not child.get("isInternal"):
-            count += 1 + count_entries(child)
+            if not (declared_only and child.get("implicit")):
+                count += 1
+            count += count_entries(child, declared_only)
     return count
 
 
@@ -86,7 +97,8 @@ def api_entries(module, bin_path, triple):
         for modulemap in bin_path.glob("*.build/module.modulemap"):
             arguments += ["-Xcc", f"-fmodule-map-file={modulemap}"]
         run(*arguments)
-        return count_entries(json.load(open(dump.name))["ABIRoot"])
+        root = json.load(open(dump.name))["ABIRoot"]
+        return count_entries(root), count_entries(root, declared_only=True)
 
 
 def code_size(module, release_path):
@@ -125,10 +137,10 @@ def main():
     failures = []
     gaps = []
     for module in modules:
-        entries = api_entries(module, bin_path, triple)
+        entries, declared = api_entries(module, bin_path, triple)
         machine, berkeley = (size / 1024 for size in code_size(module, release_path))
         budget = BUDGETS.get(module)
-        rows.append((module, entries, machine, berkeley, budget))
+        rows.append((module, entries, declared, machine, berkeley, budget))
         ceiling = CEILINGS.get(module)
         if ceiling and (entries > ceiling[0] or machine > ceiling[1]):
             failures.append(
@@ -140,16 +152,16 @@ def main():
 
     if markdown:
         print(f"Measured {date.today().isoformat()} on {triple}, Swift release build with `-Osize`.\n")
-        print("| module | public API entries | machine code | `size` text | budget |")
-        print("| --- | ---: | ---: | ---: | --- |")
-        for module, entries, machine, berkeley, budget in rows:
+        print("| module | public API entries | of them declared in source | machine code | `size` text | budget |")
+        print("| --- | ---: | ---: | ---: | ---: | --- |")
+        for module, entries, declared, machine, berkeley, budget in rows:
             limit = f"≤ {budget[0]} entries, ≤ {budget[1]} KB of machine code" if budget else "—"
-            print(f"| `{module}` | {entries} | {machine:.0f} KB | {berkeley:.0f} KB | {limit} |")
+            print(f"| `{module}` | {entries} | {declared} | {machine:.0f} KB | {berkeley:.0f} KB | {limit} |")
     else:
-        print(f"{'module':<22} {'API entries':>11} {'machine code':>13} {'size text':>10}  budget")
-        for module, entries, machine, berkeley, budget in rows:
+        print(f"{'module':<22} {'API entries':>11} {'declared':>9} {'machine code':>13} {'size text':>10}  budget")
+        for module, entries, declared, machine, berkeley, budget in rows:
             limit = f"≤ {budget[0]} entries, ≤ {budget[1]} KB of machine code" if budget else "-"
-            print(f"{module:<22} {entries:>11} {machine:>10.0f} KB {berkeley:>7.0f} KB  {limit}")
+            print(f"{module:<22} {entries:>11} {declared:>9} {machine:>10.0f} KB {berkeley:>7.0f} KB  {limit}")
     if gaps and not markdown:
         print("not yet within budget:\n  " + "\n  ".join(gaps))
     if check and failures:

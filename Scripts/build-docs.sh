@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of the three library modules with the toolchain's own docc (no
+# Builds the DocC documentation of the library modules with the toolchain's own docc (no
 # plugin in the library's manifest), each from its own symbol graph and catalog, and fails on any
 # documentation warning, on DocC articles out of date with Docs/ (or a guide that does not link a
 # public name it uses), and on a public top-level symbol a module's landing page does not curate.
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SDKEventBusCore SDKEventBus SDKEventBusTesting)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBus SDKEventBusTesting)
 
 python3 Scripts/sync-docc.py --check
 

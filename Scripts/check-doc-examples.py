@@ -32,13 +32,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "Scripts" / "doc-examples"
-MODULES = ["SDKEventBusCore", "SDKEventBus", "SDKEventBusTesting"]
+MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus", "SDKEventBusTesting"]
 LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
 DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
 # Documents for an SDK author with a catalogue of their own: they import the core only.
-CORE_DOCUMENTS = {"DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore"}
+CORE_DOCUMENTS = {"DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire"}
 # Documents read as one: each continues the one before (the flag catalogue is declared once).
-GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore"]]
+GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire"]]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
 DECLARATION = re.compile(
@@ -49,7 +49,7 @@ DECLARATION = re.compile(
 ATTRIBUTE_ONLY = re.compile(r"^@[\w.]+(?:\([^)]*\))?\s*$")
 LITERALS = re.compile(r'#"(?:[^"]|"(?!#))*"#|"(?:[^"\\]|\\.)*"')
 APP_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusTesting", "Testing", "XCTest"]
-CORE_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusTesting", "Testing", "XCTest"]
+CORE_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusTesting", "Testing", "XCTest"]
 
 
 class Block:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the DocC articles of the three documentation catalogs from the guides in Docs/.
+"""Generates the DocC articles of the documentation catalogs from the guides in Docs/.
 
 Usage: Scripts/sync-docc.py [--check]
 
@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "Docs"
-MODULES = ["SDKEventBusCore", "SDKEventBus", "SDKEventBusTesting"]
+MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus", "SDKEventBusTesting"]
 # The modules whose types a module extends in its public API.
 EXTENDS = {"SDKEventBusTesting": {"SDKEventBusCore"}}
 # Each guide, in the catalog of the module it documents.

@@ -1,5 +1,6 @@
 import Foundation
 public import SDKEventBusCore
+import SDKEventBusWire
 
 /// Checks an SDK's catalogue against its wire contract, in the SDK's own tests: the event names
 /// are unique and exactly the committed ones, every sample payload maps to its event (a case named

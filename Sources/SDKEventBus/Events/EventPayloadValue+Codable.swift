@@ -1,5 +1,6 @@
 import Foundation
 public import SDKEventBusCore
+public import SDKEventBusWire
 
 /// The JSON wire form of the built-in events:
 ///

@@ -13,7 +13,7 @@
 /// | context | subscribe with | callback runs |
 /// | --- | --- | --- |
 /// | main actor (default) | `on(event) { … }` | on the main actor, in jobs of at most about 2 ms of callbacks |
-/// | an actor | `on(event, isolation: actor) { actor, payload in … }` | isolated to that actor |
+/// | an actor | `on(event, delivery: .isolated(to: actor)) { actor, payload in … }` | isolated to that actor |
 /// | immediate | `on(event, delivery: .immediate) { … }` | on the firing thread, before `fire` returns |
 ///
 /// ```swift

@@ -35,7 +35,8 @@
 ///
 /// The built-in catalogue, `SystemEvent` with `EventPayloadValue`, is one conformer. Add
 /// ``LifecycleCatalogue`` to run the configuration lifecycle (``CatalogueClient``), and
-/// ``WireCodablePayload`` to the payload for the JSON wire form.
+/// ``/SDKEventBusWire/WireCodablePayload`` (in `SDKEventBusWire`) to the payload for the JSON
+/// wire form.
 public protocol EventCatalogue: RawRepresentable, CaseIterable, Hashable, Sendable, Codable
 where RawValue == String {
     /// The payload sum type: one case per event, each value naming its event.

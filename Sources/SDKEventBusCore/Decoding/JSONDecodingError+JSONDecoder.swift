@@ -61,7 +61,7 @@ extension JSONDecodingError {
     }
 
     /// Translates the decoder's error into one that names the path and the expectation in words.
-    init(_ error: DecodingError) {
+    package init(_ error: DecodingError) {
         switch error {
         case .keyNotFound(let key, let context):
             self.init(

@@ -2,7 +2,7 @@
 /// form — with what was wrong and where.
 ///
 /// Thrown by ``RemoteConfiguration/decode(from:)``, by every fetch service that decodes a body, by
-/// the file cache, and by ``WireCodablePayload/init(wireJSON:)``. The SDK rejects such a
+/// the file cache, and by the wire form's `WireCodablePayload.init(wireJSON:)`. The SDK rejects such a
 /// configuration: the previous one stays in place and no event fires.
 ///
 /// ```swift
@@ -98,7 +98,7 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// An error at the byte the tokenizer located.
-    init(
+    package init(
         code: Code, path: String = "", location: (line: Int, column: Int, byteOffset: Int), reason: String
     ) {
         self.init(

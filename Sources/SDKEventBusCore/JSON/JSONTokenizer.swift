@@ -13,9 +13,9 @@
 /// token is its literal's bytes, checked against the grammar only; a reader that needs its value
 /// parses it. A problem is thrown as a ``Failure``, which says what is wrong and at which byte;
 /// ``error(for:path:)`` words it, with the path a reader adds, the same for every reader.
-struct JSONTokenizer {
+package struct JSONTokenizer {
     /// One token of the body.
-    enum Token {
+    package enum Token {
         /// `{`: the members that follow, up to ``endObject``, belong to a new object.
         case beginObject
         case endObject
@@ -33,25 +33,25 @@ struct JSONTokenizer {
     }
 
     /// Where a string's contents lie in the body, between its quotes.
-    struct StringContents {
+    package struct StringContents {
         /// The offset of the first byte after the opening quote.
         var start: Int
         /// The offset of the closing quote.
         var end: Int
         /// Whether the contents hold a backslash escape, and so differ from their decoded bytes.
-        var hasEscapes: Bool
+        package var hasEscapes: Bool
     }
 
     /// Where a number's literal lies in the body, already checked against the grammar.
-    struct NumberLiteral {
+    package struct NumberLiteral {
         /// The offsets of the literal's bytes.
-        var range: Range<Int>
+        package var range: Range<Int>
         /// Whether the literal has an exponent part (`e` or `E`).
-        var hasExponent: Bool
+        package var hasExponent: Bool
     }
 
     /// What makes a body malformed, and the offset of the byte that shows it.
-    struct Failure: Error {
+    package struct Failure: Error {
         enum Kind {
             /// No value starts here (at the end of the body when the offset is the body's count).
             case expectedValue
@@ -123,9 +123,9 @@ struct JSONTokenizer {
         case endOfBody
     }
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     /// Where the token ``next()`` returned last starts.
-    private(set) var tokenStart = 0
+    package private(set) var tokenStart = 0
     private var position = 0
     private var expectation = Expectation.value
     /// How many containers are open around the position.
@@ -139,7 +139,7 @@ struct JSONTokenizer {
     /// Creates a tokenizer at the start of `bytes`.
     ///
     /// - Parameter bytes: The body; it must outlive the tokenizer.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -147,7 +147,7 @@ struct JSONTokenizer {
     ///
     /// - Returns: The token, or `nil` when the value is complete and only whitespace follows it.
     /// - Throws: A ``Failure`` at the first byte that breaks the grammar or the encoding.
-    mutating func next() throws(Failure) -> Token? {
+    package mutating func next() throws(Failure) -> Token? {
         skipWhitespace()
         switch expectation {
         case .value:
@@ -353,12 +353,12 @@ struct JSONTokenizer {
     // MARK: Decoding strings
 
     /// The bytes of a string's contents as they lie in the body, escapes undecoded.
-    func rawBytes(of contents: StringContents) -> UnsafeBufferPointer<UInt8> {
+    package func rawBytes(of contents: StringContents) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: bytes[contents.start..<contents.end])
     }
 
     /// Appends the decoded UTF-8 bytes of a string's contents to `utf8`.
-    func appendDecoded(_ contents: StringContents, to utf8: inout [UInt8]) {
+    package func appendDecoded(_ contents: StringContents, to utf8: inout [UInt8]) {
         let raw = rawBytes(of: contents)
         if contents.hasEscapes {
             Self.appendDecoded(raw, to: &utf8)
@@ -497,7 +497,7 @@ struct JSONTokenizer {
     ///   - failure: What ``next()`` threw.
     ///   - path: The JSON path of the value being read, if the reader keeps one.
     /// - Returns: The error, with code `invalidSyntax` or `invalidEncoding`.
-    func error(for failure: Failure, path: String = "") -> JSONDecodingError {
+    package func error(for failure: Failure, path: String = "") -> JSONDecodingError {
         let atEnd = failure.offset == bytes.count
         let reason: String
         switch failure.kind {
@@ -563,7 +563,7 @@ struct JSONTokenizer {
     // MARK: Locations
 
     /// The line and column of the byte at `offset`, for an error: counted only then.
-    func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
+    package func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
         var line = 1
         var lineStart = 0
         for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {

@@ -1,5 +1,6 @@
 import SDKEventBusCore
 import SDKEventBusTesting
+import SDKEventBusWire
 import Testing
 
 /// `CatalogueConformance` from the testing library, on the flag catalogue, and

@@ -1,6 +1,7 @@
 import Foundation
 import SDKEventBusCore
 import SDKEventBusTesting
+import SDKEventBusWire
 import Testing
 
 /// A catalogue slip stops the SDK's debug build with a message that names it, instead of

@@ -1,5 +1,6 @@
 import Foundation
 import SDKEventBusCore
+import SDKEventBusWire
 import Testing
 
 /// The JSON wire form of every flag payload: canonical bytes, a round trip, typed errors.

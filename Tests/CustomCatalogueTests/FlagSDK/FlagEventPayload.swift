@@ -1,4 +1,5 @@
 import SDKEventBusCore
+import SDKEventBusWire
 
 /// The payload of a ``FlagEvent``: one case per event, named as the event, wrapping its struct.
 enum FlagEventPayload: WireCodablePayload, Equatable {

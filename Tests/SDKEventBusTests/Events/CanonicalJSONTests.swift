@@ -3,6 +3,7 @@ import Testing
 
 @testable import SDKEventBus
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Each rule of the canonical JSON form, and that different spellings of one value (other key
 /// orders, whitespace, escapes, number forms, as other Foundations write them) give the same bytes.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import SDKEventBus
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The JSON wire form against the committed vectors in `Resources/wire-vectors.jsonl`: one canonical
 /// object per line, in the order of ``WireFormTests/vectors``.

@@ -1,3 +1,5 @@
+import SDKEventBusCore
+
 import struct Foundation.Data
 
 /// Rewrites JSON in one canonical form, so that equal values give equal bytes whichever Foundation
@@ -27,15 +29,15 @@ import struct Foundation.Data
 ///   in shortest form, with 17 significant digits, or as an exact integer.
 /// - `true`, `false` and `null` are written as they are.
 ///
-/// The input must be one JSON value (RFC 8259) in UTF-8, checked by the ``JSONTokenizer`` that reads
-/// it, the same as ``JSONSyntaxValidator``'s. The rewrite takes time linear in the input, plus
+/// The input must be one JSON value (RFC 8259) in UTF-8, checked by the `JSONTokenizer` that reads
+/// it, the same as `JSONSyntaxValidator`'s. The rewrite takes time linear in the input, plus
 /// sorting each object's keys, and is iterative, so nesting depth is bounded only by memory.
 enum CanonicalJSON {
     /// Rewrites `json` in canonical form.
     ///
     /// - Parameter json: One JSON value, in UTF-8.
     /// - Returns: The canonical UTF-8 bytes of the same value.
-    /// - Throws: A ``JSONDecodingError`` with code `invalidSyntax`, `invalidEncoding`,
+    /// - Throws: A `JSONDecodingError` with code `invalidSyntax`, `invalidEncoding`,
     ///   `duplicateKey` (the order of two equal keys is not defined) or `numberOutOfRange` (a number
     ///   beyond the range of `Double`), with the location of the offending byte. `JSONEncoder` never
     ///   writes such JSON.

@@ -1,4 +1,5 @@
 public import Foundation
+public import SDKEventBusCore
 
 /// A catalogue payload with a JSON wire form, for bridges (React Native, Flutter) and analytics
 /// forwarding.
@@ -11,7 +12,7 @@ public import Foundation
 /// payload `Codable` in this form, ``init(wireJSON:)`` with typed errors, and a canonical
 /// ``wireJSON()``. For an enum whose cases each wrap one `Codable` payload struct, both directions
 /// are derived: list the structs, and each event's `data` decodes as the struct whose
-/// ``TypedPayload/event`` it is:
+/// ``/SDKEventBusCore/TypedPayload/event`` it is:
 ///
 /// ```swift
 /// extension FlagEventPayload: WireCodablePayload {
@@ -36,8 +37,8 @@ public protocol WireCodablePayload: CataloguePayload, Codable {
 
     /// Reads the payload of `event` from the `data` member of the wire form.
     ///
-    /// Derived from ``payloadTypes``: `data` decodes as the type whose ``TypedPayload/event`` is
-    /// `event`, wrapped by its ``TypedPayload/payloadValue``.
+    /// Derived from ``payloadTypes``: `data` decodes as the type whose ``/SDKEventBusCore/TypedPayload/event`` is
+    /// `event`, wrapped by its ``/SDKEventBusCore/TypedPayload/payloadValue``.
     ///
     /// - Parameters:
     ///   - event: The event named by the `event` member.
@@ -60,7 +61,7 @@ extension WireCodablePayload {
     /// None: implement ``init(event:dataFrom:)`` instead.
     public static var payloadTypes: [any (TypedPayload & Decodable).Type] { [] }
 
-    /// Decodes `data` as the type in ``payloadTypes`` whose ``TypedPayload/event`` is `event`.
+    /// Decodes `data` as the type in ``payloadTypes`` whose ``/SDKEventBusCore/TypedPayload/event`` is `event`.
     ///
     /// - Parameters:
     ///   - event: The event named by the `event` member.
@@ -106,7 +107,7 @@ extension WireCodablePayload {
     /// Decodes an event from its wire form.
     ///
     /// - Parameter decoder: The decoder to read from.
-    /// - Throws: ``JSONDecodingError`` when `event` is missing or unknown, or `data` does not match.
+    /// - Throws: ``/SDKEventBusCore/JSONDecodingError`` when `event` is missing or unknown, or `data` does not match.
     public init(from decoder: any Decoder) throws {
         let container: KeyedDecodingContainer<WireFormKey>
         do {
@@ -157,7 +158,7 @@ extension WireCodablePayload {
     /// ```
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
-    /// - Throws: ``JSONDecodingError``.
+    /// - Throws: ``/SDKEventBusCore/JSONDecodingError``.
     public init(wireJSON: Data) throws(JSONDecodingError) {
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)
