@@ -142,6 +142,26 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // A fire of an event the bus replays to late listeners (`.ready` is sticky) keeps a copy of its
+    // payload and lets the one it replaces go, against a fire of an event without replay; one
+    // immediate listener, so the fire's own cost is what is timed. One iteration is 100 fires.
+    let replayed = EventPayloadValue.ready(ReadyPayload(source: .live, configAgeSeconds: 1, error: nil))
+    for (name, fired) in [("replayed event", replayed), ("event without replay", payload)] {
+        Benchmark("fire, \(name)/1 immediate listener/SDKEventBus") { benchmark in
+            let (bus, emitter) = EventBus.makeBus()
+            let count = FireCount()
+            let subscription = bus.on(fired.event, delivery: .immediate) { _ in count.value += 1 }
+            emitter.fire(fired)  // the replayed one keeps a payload from now on
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                for _ in 0..<firesPerRound { emitter.fire(fired) }
+            }
+            benchmark.stopMeasurement()
+            blackHole(count.value)
+            subscription.cancel()
+        }
+    }
+
     // One fire to `once` listeners on the main actor, then until every callback ran: each callback
     // ends its own subscription. Against one fire to as many plain `on` listeners. The listeners are
     // subscribed before the measurement, afresh for every sample.
@@ -293,4 +313,11 @@ extension Int {
         }
         return out
     }
+}
+
+/// Callbacks counted on the thread that fires: an immediate listener runs there, before `fire`
+/// returns.
+final class FireCount: @unchecked Sendable {
+    // @unchecked: written only by the benchmark's own thread, the one that fires.
+    var value = 0
 }

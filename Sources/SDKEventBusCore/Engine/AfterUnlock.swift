@@ -10,8 +10,10 @@ struct AfterUnlock {
         var lifetimes: [SubscriptionLifetime] = []
         /// Owners a sweep looked at, released here in case the sweep held the last reference.
         var liveOwners: [any AnyObject & Sendable] = []
-        /// Payloads no longer needed (dropped fires, replaced replays), destroyed here.
+        /// Payloads no longer needed (dropped fires, cleared replays), destroyed here.
         var dropped: [DeliveryBuffer] = []
+        /// Replaced replays beyond the first, each in memory of its own, destroyed and freed here.
+        var retired: [UnsafeMutableRawPointer] = []
         /// `flush` and `off` callers to resume.
         var continuations: [CheckedContinuation<Void, Never>] = []
         var diagnostics: [BusDiagnostic] = []
@@ -23,6 +25,8 @@ struct AfterUnlock {
     var scheduleMain = false
     /// The one callback most locked sections release (ending one subscription), kept inline.
     private var releasedCallback: ErasedCallback?
+    /// The replay a fire of a replayed event replaced, kept inline: such a fire leaves only that.
+    private var retiredReplay: UnsafeMutableRawPointer?
     private var actions: Actions?
 
     /// Releases `callback` after unlocking.
@@ -31,6 +35,16 @@ struct AfterUnlock {
             releasedCallback = callback
         } else {
             ensureActions().callbacks.append(callback)
+        }
+    }
+
+    /// Destroys the payload at `replay`, which ``ReplayStore/set(_:to:)`` replaced, and frees its
+    /// memory after unlocking.
+    mutating func retire(_ replay: UnsafeMutableRawPointer) {
+        if retiredReplay == nil {
+            retiredReplay = replay
+        } else {
+            ensureActions().retired.append(replay)
         }
     }
 
@@ -77,11 +91,15 @@ struct AfterUnlock {
     }
 
     /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
-    var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil }
+    var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil && retiredReplay == nil }
 
     /// Does it all: end hooks, releases, drains, then resumes waiters.
     mutating func run(diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage) {
         if scheduleMain { storage.scheduleMainDrain() }
+        if let replay = retiredReplay {
+            retiredReplay = nil
+            storage.destroyRetired(replay)
+        }
         guard let actions else {
             releasedCallback = nil
             return
@@ -92,6 +110,7 @@ struct AfterUnlock {
         actions.callbacks = []
         actions.liveOwners = []
         actions.dropped = []
+        for replay in actions.retired { storage.destroyRetired(replay) }
         for (lane, actor) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
         if actions.continuesImmediateLane { storage.scheduleImmediateDrain() }
         for diagnostic in actions.diagnostics { hook?(diagnostic) }

@@ -86,7 +86,7 @@ extension BusStorage.State {
         work: inout AfterUnlock
     ) -> BusStorage.InlineDelivery? {
         guard !registry.isClosed else { return nil }
-        if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.dropped.append(replaced) }
+        if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.retire(replaced) }
         let mark = registry.nextID
         var inline: BusStorage.InlineDelivery?
         // Only buckets with live subscriptions are routed, and a route carries its lane: a fire

@@ -34,10 +34,13 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// The cursors of the two lanes every bus has, read without the lock.
     private let mainCursor: PassCursor
     private let immediateCursor: PassCursor
+    /// How to destroy a replaced replay once the lock is released.
+    private let layout: PayloadLayout
 
     init(layout: PayloadLayout, replayRules: [ReplayRule], diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
         busID = Self.makeBusID()
         self.diagnostics = diagnostics
+        self.layout = layout
         let main = DeliveryLane(name: "main actor", layout: layout)
         let immediate = DeliveryLane(name: "immediate", layout: layout)
         mainCursor = main.cursor
@@ -244,6 +247,12 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             if let removed = state.latest.remove(event) { work.dropped.append(removed) }
         }
         work.run(diagnostics: diagnostics, storage: self)
+    }
+
+    /// Destroys the replayed payload a fire replaced, and frees its memory.
+    func destroyRetired(_ replay: UnsafeMutableRawPointer) {
+        layout.destroy(replay)
+        replay.deallocate()
     }
 
     // MARK: Fire → delivery

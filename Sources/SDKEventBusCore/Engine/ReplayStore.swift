@@ -24,13 +24,14 @@ final class ReplayStore: @unchecked Sendable {
 
     /// Keeps a copy of the payload at `payload` as the latest of `event`.
     ///
-    /// - Returns: The payload it replaced, to destroy after unlocking.
-    func set(_ event: Int, to payload: UnsafeRawPointer) -> DeliveryBuffer? {
+    /// - Returns: The payload it replaced, moved into memory of its own (one payload's size: a
+    ///   replayed event may fire often), to destroy and free after unlocking.
+    func set(_ event: Int, to payload: UnsafeRawPointer) -> UnsafeMutableRawPointer? {
         let slot = slots + event * layout.stride
-        var replaced: DeliveryBuffer?
+        var replaced: UnsafeMutableRawPointer?
         if filled[event] {
-            let old = DeliveryBuffer(layout: layout)
-            old.appendMoving(payload: slot)
+            let old = UnsafeMutableRawPointer.allocate(byteCount: max(1, layout.stride), alignment: layout.alignment)
+            layout.move(to: old, from: slot)
             replaced = old
         }
         layout.copy(to: slot, from: payload)

@@ -92,8 +92,9 @@ import Testing
         let target = Tracked(tally)
         let moves = Counter()
         do {
-            let store = ReplayStore(layout: Self.countingLayout(moves), eventCount: 2)
-            func set(_ event: Int, _ number: Int) -> DeliveryBuffer? {
+            let layout = Self.countingLayout(moves)
+            let store = ReplayStore(layout: layout, eventCount: 2)
+            func set(_ event: Int, _ number: Int) -> UnsafeMutableRawPointer? {
                 withUnsafePointer(to: HeavyPayload(number, tally: tally, weakTarget: target)) {
                     store.set(event, to: $0)
                 }
@@ -105,10 +106,15 @@ import Testing
             #expect(set(1, 2) == nil)
             #expect(moves.count == 0, "a new payload is copied in")
 
-            var replaced = set(0, 3)
+            let replaced = set(0, 3)
             #expect(moves.count == 1, "the payload it replaces is moved out, to be destroyed after unlocking")
-            #expect(replaced?.count == 1)
-            replaced = nil
+            if let old = replaced?.assumingMemoryBound(to: HeavyPayload.self) {
+                #expect(old.pointee.number == 1 && old.pointee.isIntact(weakTarget: target))
+            }
+            if let replaced {
+                layout.destroy(replaced)
+                replaced.deallocate()
+            }
             #expect(tally.live == 1 + 2 * 2)
 
             store.addEvent()
