@@ -51,6 +51,9 @@ public protocol WireCodablePayload: CataloguePayload, Codable {
     static var payloadTypes: [any (TypedPayload & Decodable).Type] { get }
 }
 
+/// How deep a wire form's objects and arrays may nest: as deep as a configuration's, by default.
+private let wireMaximumNestingDepth = 128
+
 /// The members of the wire form.
 private enum WireFormKey: String, CodingKey {
     case event
@@ -115,9 +118,15 @@ extension WireCodablePayload {
         } catch {
             throw JSONDecodingError(code: .invalidSyntax, reason: "expected an object with \"event\" and \"data\"")
         }
-        guard let rawEvent = try? container.decodeIfPresent(String.self, forKey: .event) else {
-            throw JSONDecodingError(
-                code: .missingField, path: "event", reason: "expected the event's name as a string")
+        let rawEvent: String
+        do {
+            guard let name = try container.decodeIfPresent(String.self, forKey: .event) else {
+                throw JSONDecodingError(
+                    code: .missingField, path: "event", reason: "expected the event's name as a string")
+            }
+            rawEvent = name
+        } catch is DecodingError {
+            throw JSONDecodingError(code: .wrongType, path: "event", reason: "expected the event's name as a string")
         }
         guard let event = Event(rawValue: rawEvent) else {
             throw JSONDecodingError(
@@ -131,7 +140,9 @@ extension WireCodablePayload {
         }
         do {
             self = try Self(event: event, dataFrom: container.superDecoder(forKey: .data))
-        } catch let error as DecodingError {
+        } catch let error as DecodingError where JSONDecodingError.isLocated(error) {
+            // An unlocated error (a number that does not fit its field) goes on as it is: the
+            // decoding of the whole wire form then locates it, as for a configuration body.
             let detail = JSONDecodingError(error)
             throw JSONDecodingError(
                 code: detail.code,
@@ -151,21 +162,29 @@ extension WireCodablePayload {
         try encodeData(to: container.superEncoder(forKey: .data))
     }
 
-    /// Decodes an event from its JSON wire form.
+    /// Decodes an event from its JSON wire form, as strictly as a configuration body.
     ///
     /// ```swift
     /// let payload = try EventPayloadValue(wireJSON: Data(#"{"event":"ready","data":{}}"#.utf8))
     /// ```
     ///
+    /// The bytes must be UTF-8 JSON without a byte order mark, without duplicate keys, nested at
+    /// most 128 deep; syntax errors name the line, column and byte, every other error the path
+    /// (`data.eventCount`) and the reason, also for a number that does not fit its field.
+    ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
-    /// - Throws: ``/SDKEventBusCore/JSONDecodingError``.
+    /// - Throws: ``/SDKEventBusCore/JSONDecodingError``: `emptyBody`, `invalidEncoding`,
+    ///   `invalidSyntax`, `nestingTooDeep` or `duplicateKey` for bytes that are not such JSON;
+    ///   `missingField` or `wrongType` for a missing or non-string `event` and a missing `data`;
+    ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
+        try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)
         } catch let error as JSONDecodingError {
             throw error
         } catch {
-            throw JSONDecodingError(code: .invalidSyntax, reason: "the bytes are not valid JSON")
+            throw JSONDecodingError(decoding: Self.self, from: wireJSON, failedWith: error)
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Turning what `JSONDecoder` throws into a ``JSONDecodingError`` that names the JSON path and
 /// says what was expected, locating with a ``PathTracingDecoder`` what `JSONDecoder` leaves
@@ -14,14 +14,16 @@ extension JSONDecodingError {
     ///   - type: The type that was decoded.
     ///   - body: The body, valid JSON.
     ///   - error: What `JSONDecoder` threw.
-    init<Value: Decodable>(decoding type: Value.Type, from body: Data, failedWith error: any Error) {
-        if let error = error as? DecodingError, !Self.needsLocating(error) {
+    package init<Value: Decodable>(decoding type: Value.Type, from body: Data, failedWith error: any Error) {
+        if let error = error as? DecodingError, Self.isLocated(error) {
             self.init(error)
             return
         }
         switch PathTracingDecoder.failure(decoding: type, from: body) {
         case let located as Located: self.init(located)
-        case let decoding as DecodingError where !Self.needsLocating(decoding): self.init(decoding)
+        // A type's own `init(from:)` that reports in this type already (an event's wire form).
+        case let reported as JSONDecodingError: self = reported
+        case let decoding as DecodingError where Self.isLocated(decoding): self.init(decoding)
         default:
             // The second pass did not fail where the first did (a type that decodes differently
             // each time): say what is known.
@@ -33,11 +35,11 @@ extension JSONDecodingError {
         }
     }
 
-    /// Whether `JSONDecoder` reported `error` without saying where: a value it could not convert is
-    /// reported as the whole body being corrupt ("The given data was not valid JSON").
-    private static func needsLocating(_ error: DecodingError) -> Bool {
-        guard case .dataCorrupted(let context) = error else { return false }
-        return context.codingPath.isEmpty
+    /// Whether `JSONDecoder` said where `error` is: a value it could not convert is reported as the
+    /// whole body being corrupt ("The given data was not valid JSON"), with no path.
+    package static func isLocated(_ error: DecodingError) -> Bool {
+        guard case .dataCorrupted(let context) = error else { return true }
+        return !context.codingPath.isEmpty
     }
 
     /// Translates a failure the path-tracing pass located.

@@ -1,4 +1,4 @@
-import struct Foundation.Data
+package import struct Foundation.Data
 
 /// Checks that a body is well-formed UTF-8 JSON in one pass, and says exactly where it is not.
 ///
@@ -16,7 +16,7 @@ import struct Foundation.Data
 /// whole body, each with the object it belongs to, so that a key costs one insertion whatever the
 /// size of its object, and the container stack holds only plain values. Only a key with escapes
 /// is decoded. The JSON path and the line and column are worked out only for an error.
-struct JSONSyntaxValidator {
+package struct JSONSyntaxValidator {
     /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
         /// An object, numbered in the order objects open, with the key whose value is being
@@ -52,7 +52,7 @@ struct JSONSyntaxValidator {
     /// Validates `data`.
     ///
     /// - Throws: See ``validate(_:maximumDepth:)``.
-    static func validate(_ data: Data, maximumDepth: Int) throws(JSONDecodingError) {
+    package static func validate(_ data: Data, maximumDepth: Int) throws(JSONDecodingError) {
         let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
             Result { () throws(JSONDecodingError) in
                 try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)

@@ -66,7 +66,7 @@ import Testing
         (#"{"event":"initialized","data":{"source":"network"}}"#, .invalidValue, "data.source"),
         (#"{"event":"error","data":{}}"#, .missingField, "data.message"),
         (#"["initialized"]"#, .invalidSyntax, ""),
-        (#"{"event":"error","data":"#, .invalidSyntax, ""),
+        (#"{"event":"error","data":"#, .invalidSyntax, "data"),
     ])
     func malformedWireFormIsRejectedWithATypedError(_ json: String, _ code: JSONDecodingError.Code, _ path: String) {
         let error = #expect(throws: JSONDecodingError.self) { try FlagEventPayload(wireJSON: Data(json.utf8)) }

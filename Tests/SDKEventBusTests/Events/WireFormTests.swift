@@ -146,7 +146,7 @@ import Testing
         (#"{"event":"bucketed","data":{}}"#, JSONDecodingError.Code.unknownEvent, "event"),
         (#"{"event":"Ready","data":{}}"#, .unknownEvent, "event"),
         (#"{"data":{}}"#, .missingField, "event"),
-        (#"{"event":7,"data":{}}"#, .missingField, "event"),
+        (#"{"event":7,"data":{}}"#, .wrongType, "event"),
         (#"{"event":"ready"}"#, .missingField, "data"),
         (#"{"event":"bucketing","data":{"experienceId":"e","variationId":"v"}}"#, .missingField, "data.visitorId"),
         (
@@ -154,10 +154,19 @@ import Testing
             "data.visitorId"
         ),
         (#"{"event":"api.queue.released","data":{"eventCount":"12"}}"#, .wrongType, "data.eventCount"),
+        (#"{"event":"api.queue.released","data":{"eventCount":1.5}}"#, .wrongType, "data.eventCount"),
+        (
+            #"{"event":"api.queue.released","data":{"eventCount":99999999999999999999}}"#, .numberOutOfRange,
+            "data.eventCount"
+        ),
         (#"{"event":"audiences","data":[]}"#, .wrongType, "data"),
         (#"["ready"]"#, .invalidSyntax, ""),
-        (#"{"event":"ready","data":{}"#, .invalidSyntax, ""),
-        ("", .invalidSyntax, ""),
+        (#"{"event":"ready","data":{}"#, .invalidSyntax, "data"),
+        ("", .emptyBody, ""),
+        (" \n", .emptyBody, ""),
+        (#"{"event":"ready","data":{},}"#, .invalidSyntax, "data"),
+        (#"{"event":"bucketing","event":"ready","data":{}}"#, .duplicateKey, "event"),
+        ("\u{FEFF}" + #"{"event":"ready","data":{}}"#, .invalidEncoding, ""),
     ])
     func malformedWireObjectIsATypedError(json: String, code: JSONDecodingError.Code, path: String) {
         do {
@@ -166,6 +175,33 @@ import Testing
         } catch {
             #expect(error.code == code, "\(error)")
             #expect(error.path == path, "\(error)")
+        }
+    }
+
+    @Test func wireSyntaxErrorsNameTheLineColumnAndByteLikeAConfigurationBody() {
+        let json = "{\"event\":\"ready\",\n \"data\":{},}"
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted a trailing comma")
+        } catch {
+            #expect(error.code == .invalidSyntax)
+            #expect(error.line == 2 && error.column == 12 && error.byteOffset == 29, "\(error)")
+        }
+    }
+
+    @Test func aWireObjectNestedDeeperThanAConfigurationMayIsRejected() {
+        let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        do {
+            _ = try EventPayloadValue(wireJSON: Data((#"{"event":"ready","data":{"x":"# + deep + "}}").utf8))
+            Issue.record("accepted 200 levels of nesting")
+        } catch {
+            #expect(error.code == .nestingTooDeep, "\(error)")
+        }
+    }
+
+    @Test func aWireObjectWithDuplicateKeysIsRejectedNotReadFirstKeyWins() {
+        #expect(throws: JSONDecodingError.self) {
+            try EventPayloadValue(wireJSON: Data(#"{"event":"ready","event":"bucketing","data":{}}"#.utf8))
         }
     }
 
