@@ -178,7 +178,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     /// try await sdk.ready(timeout: 2, clock: testClock)  // in tests (SDKEventBusTesting)
     /// ```
     ///
-    /// - Parameter timeout: How long to wait, in seconds.
+    /// - Parameter timeout: How long to wait, in seconds. Zero, a negative number or `nan` waits not
+    ///   at all: a ready client returns, any other throws at once.
     /// - Returns: How the client became ready.
     /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
     ///   ``ready()`` otherwise.
@@ -337,7 +338,9 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
                 }
             }
         }
-        let done = finished.withLock { $0 }
+        var done = finished.withLock { $0 }
+        // A bound too short to let the flush run abandons nothing when nothing was left to deliver.
+        if !done.contains(.delivery), bus.storage.isDelivered { done.append(.delivery) }
         return [ShutdownReport.Work.lifecycle, .delivery].filter { !done.contains($0) }
     }
 }

@@ -282,6 +282,9 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         if let inline { deliverImmediately(inline) }
     }
 
+    /// Whether every fire queued so far, on every lane, has been delivered.
+    var isDelivered: Bool { state.withLock { state in state.lanes.allSatisfy(\.isIdle) } }
+
     /// Returns once every fire queued before the call, on every lane, has been delivered, or once
     /// its task is cancelled (at once if it already was).
     func flush() async {

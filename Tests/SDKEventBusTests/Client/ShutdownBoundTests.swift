@@ -34,6 +34,15 @@ import Testing
         #expect(rig.clock.sleeperCount == 0, "the bound's timer ended with the shutdown")
     }
 
+    @Test func aShutdownWithEveryEventDeliveredAbandonsNoDeliveryEvenWithNoTimeToWait() async throws {
+        let (client, emitter) = client(rig.service([.config(a)]))
+        try await client.ready()
+        emitter.fire(.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")))
+        await client.flush()
+        let report = await client.shutdown(timeout: 0)
+        #expect(!report.abandoned.contains(.delivery), "\(report)")
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func shutdownStopsWaitingForAnActorThatNeverRunsAfterItsTimeoutOnTheClock() async throws {
         let (client, emitter) = client(rig.service([.config(a)]))
