@@ -187,23 +187,24 @@ public struct CatalogueConformance<Catalogue: EventCatalogue>: Sendable {
         func check<Payload: WireCodablePayload>(_: Payload.Type) -> [String] {
             samples.compactMap { sample -> String? in
                 let payload = sample as! Payload
+                // Named by its value, not by its event: a slipped case says another event.
+                let name = "the sample \(payload) (fired as \(payload.event.rawValue))"
                 do {
                     let bytes = try payload.wireJSON()
                     let decoded = try Payload(wireJSON: bytes)
                     guard decoded.event.rawValue == payload.event.rawValue else {
-                        return "a \(payload.event.rawValue) sample decodes as \(decoded.event.rawValue)"
+                        return "\(name) decodes as \(decoded.event.rawValue)"
                     }
                     guard try decoded.wireJSON() == bytes else {
-                        return "a \(payload.event.rawValue) sample does not round-trip: "
-                            + String(decoding: bytes, as: UTF8.self)
+                        return "\(name) does not round-trip: " + String(decoding: bytes, as: UTF8.self)
                     }
                     let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
                     guard object?["event"] as? String == payload.event.rawValue else {
-                        return "a \(payload.event.rawValue) sample's wire form does not name its event by its raw value"
+                        return "\(name): its wire form does not name its event by its raw value"
                     }
                     return nil
                 } catch {
-                    return "a \(payload.event.rawValue) sample fails the wire form: \(error)"
+                    return "\(name) fails the wire form: \(error)"
                 }
             }
         }

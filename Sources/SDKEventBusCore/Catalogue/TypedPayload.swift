@@ -52,7 +52,7 @@ extension TypedPayload {
     @_alwaysEmitIntoClient
     package static func eventSlip(in value: Catalogue.Payload) -> String? {
         guard value.event != event else { return nil }
-        return "\(Self.self).event is \(event.rawValue), but its payloadValue is a \(value.event.rawValue) payload: "
+        return "\(Self.self).event is \(event.rawValue), but its payloadValue is a payload of \(value.event.rawValue): "
             + "fired, it would reach \(value.event.rawValue) listeners and no \(event.rawValue) listener; "
             + "make payloadValue wrap the \(event.rawValue) case"
     }

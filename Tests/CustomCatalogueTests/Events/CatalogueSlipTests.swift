@@ -11,7 +11,7 @@ import Testing
 /// The traps run in exit tests (a child process); the messages are also checked directly.
 @Suite struct CatalogueSlipTests {
     static let slipMessage =
-        "SlippedFlagsChangedPayload.event is flags.changed, but its payloadValue is a error payload: "
+        "SlippedFlagsChangedPayload.event is flags.changed, but its payloadValue is a payload of error: "
         + "fired, it would reach error listeners and no flags.changed listener; "
         + "make payloadValue wrap the flags.changed case"
 
@@ -59,6 +59,13 @@ import Testing
         let check = CatalogueConformance<MisroutedEvent>(
             rawValues: ["start", "stop"], samples: [.start, .stop(reason: "done")])
         #expect(check.problems.contains(Self.caseSlipMessage), "\(check.problems)")
+    }
+
+    @Test func aSlippedSamplesWireProblemNamesTheSampleNotTheEventItSlippedTo() {
+        let check = CatalogueConformance<MisroutedEvent>(
+            rawValues: ["start", "stop"], samples: [.start, .stop(reason: "done")])
+        let wire = check.problems.filter { $0.hasPrefix("the sample ") }
+        #expect(wire.count == 1 && wire[0].hasPrefix("the sample stop(reason: \"done\") (fired as start)"), "\(wire)")
     }
 
     #if DEBUG
