@@ -41,6 +41,9 @@ CORE_DOCUMENTS = {"DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCor
 GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire"]]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
+# The SDK the guides build: its types are declared by the guides themselves, in the same target, so
+# a test's `@testable import FlagSDK` has nothing to import here and is left out.
+SDK_UNDER_TEST_IMPORT = re.compile(r"^@testable\s+import\s+FlagSDK\s*$")
 DECLARATION = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s*)*"
     r"(?:(?:public|private|fileprivate|internal|package|final|nonisolated|open|indirect)\s+)*"
@@ -92,6 +95,9 @@ def split(block):
     lines = block.lines
     while index < len(lines):
         number, line = block.first_line + index, lines[index]
+        if SDK_UNDER_TEST_IMPORT.match(line.strip()):
+            index += 1
+            continue
         match = IMPORT.match(line.strip())
         if match and not line.startswith((" ", "\t")):
             imports.append((match.group(1) or "", match.group(2)))

@@ -144,6 +144,18 @@ import Testing
         await client.shutdown()
     }
 
+    @Test(arguments: [0, -1, TimeInterval.nan])
+    func aTimeoutOfZeroOrLessOrNaNWaitsNotAtAll(timeout: TimeInterval) async throws {
+        let (client, _, _) = try await makeClient([.hang])
+        await #expect(throws: ReadinessError.self) { try await client.ready(timeout: timeout) }
+        await client.shutdown()
+        let (ready, _, _) = try await makeClient([.config(a)])
+        harness.clock.advance(by: 1)
+        try await ready.ready()
+        #expect(try await ready.ready(timeout: timeout).source == .live, "a ready client returns")
+        await ready.shutdown()
+    }
+
     @Test func readyTimeoutThrowsAndALaterReadySucceeds() async throws {
         let (client, _, _) = try await makeClient([.delayed(10, .config(a))])
         let clock = harness.clock
