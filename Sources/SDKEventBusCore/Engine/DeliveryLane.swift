@@ -166,6 +166,7 @@ struct DeliveryLane {
     ///
     /// - Returns: The job the caller must schedule, if any, and a backlog report if the queue
     ///   reached a new threshold.
+    @inline(__always)
     mutating func enqueue(
         _ header: DeliveryHeader,
         payload: UnsafeRawPointer,
@@ -350,10 +351,17 @@ struct DeliveryLane {
         flushWaiters.removeAll { $0.waiter === waiter }
     }
 
+    @inline(__always)
     private mutating func recordBacklog() -> DeliveryBacklog? {
         let count = pending.count
         highWaterMark = max(highWaterMark, count)
         guard count >= nextBacklogReport else { return nil }
+        return reportBacklog(count: count)
+    }
+
+    /// The backlog report for a queue that reached its next threshold, which doubles.
+    @inline(never)
+    private mutating func reportBacklog(count: Int) -> DeliveryBacklog {
         nextBacklogReport *= 2
         let now = SystemTimerClock().nanoseconds
         let age = oldestPendingSince.map { now > $0 ? now - $0 : 0 } ?? 0
