@@ -15,6 +15,7 @@ suites=(
     BoundedJobTests DeliveryLaneTests ErasedCallbackTests ListenerRegistryTests OffWaitingTests
     PayloadMoveTests SubscriptionHandleTests WaiterCancellationTests BacklogDiagnosticsTests
     BusLifetimeTests ReplayClearingTests MemoryReturnTests ImmediateHandOffTests DroppedAndAbandonedTests
+    DrainPriorityTests
     # Buses
     EventBusAsyncSequenceTests EventBusDeliveryTests EventBusStressTests EventBusSubscriptionTests
     FlagBusDeliveryTests FlagBusReentrancyTests FlagBusReplayTests

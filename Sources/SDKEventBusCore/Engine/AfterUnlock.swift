@@ -17,9 +17,9 @@ struct AfterUnlock {
         /// `flush` and `off` callers to resume.
         var continuations: [CheckedContinuation<Void, Never>] = []
         var diagnostics: [BusDiagnostic] = []
-        var actorDrains: [(lane: Int, actor: any Actor)] = []
-        /// Whether to start a job on the global executor that continues the immediate lane.
-        var continuesImmediateLane = false
+        var actorDrains: [(lane: Int, actor: any Actor, job: DeliveryLane.Job)] = []
+        /// The job to start on the global executor that continues the immediate lane, if any.
+        var immediateJob: DeliveryLane.Job?
     }
 
     var scheduleMain = false
@@ -80,14 +80,14 @@ struct AfterUnlock {
         _modify { yield &ensureActions().diagnostics }
     }
 
-    var actorDrains: [(lane: Int, actor: any Actor)] {
+    var actorDrains: [(lane: Int, actor: any Actor, job: DeliveryLane.Job)] {
         get { actions?.actorDrains ?? [] }
         _modify { yield &ensureActions().actorDrains }
     }
 
-    var continuesImmediateLane: Bool {
-        get { actions?.continuesImmediateLane ?? false }
-        set { ensureActions().continuesImmediateLane = newValue }
+    var immediateJob: DeliveryLane.Job? {
+        get { actions?.immediateJob }
+        set { ensureActions().immediateJob = newValue }
     }
 
     /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
@@ -111,8 +111,8 @@ struct AfterUnlock {
         actions.liveOwners = []
         actions.dropped = []
         for replay in actions.retired { storage.destroyRetired(replay) }
-        for (lane, actor) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor) }
-        if actions.continuesImmediateLane { storage.scheduleImmediateDrain() }
+        for (lane, actor, job) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor, job: job) }
+        if let job = actions.immediateJob { storage.scheduleImmediateDrain(job: job) }
         for diagnostic in actions.diagnostics { hook?(diagnostic) }
         for continuation in actions.continuations { continuation.resume() }
     }

@@ -89,6 +89,7 @@ extension BusStorage.State {
         if replayRules[event] != .none, let replaced = latest.set(event, to: payload) { work.retire(replaced) }
         let mark = registry.nextID
         var inline: BusStorage.InlineDelivery?
+        var priority = FirePriority.unread
         // Only buckets with live subscriptions are routed, and a route carries its lane: a fire
         // reads no bucket.
         var index = 0
@@ -96,7 +97,15 @@ extension BusStorage.State {
             let target = registry.routes[event][index]
             let routes = registry.routes[event].count
             let header = DeliveryHeader(bucket: target.bucket, mark: mark)
-            if let started = route(header, payload: payload, toLane: target.lane, copyingInline: false, work: &work) {
+            // The main lane and an idle immediate lane read no priority: kept inline.
+            if target.lane == BusStorage.mainLane {
+                routeToMainLane(header, payload: payload, work: &work)
+            } else if target.lane == BusStorage.immediateLane, !lanes[target.lane].isDraining {
+                lanes[target.lane].startInlineDelivery()
+                inline = .init(header: header, payload: payload, copy: nil)
+            } else if let started = route(
+                header, payload: payload, toLane: target.lane, copyingInline: false, priority: &priority, work: &work)
+            {
                 inline = started
             }
             // Routing to the lane of an actor that is gone abandons the lane, which ends its
@@ -108,6 +117,18 @@ extension BusStorage.State {
 
     /// Queues a delivery on its lane, scheduling the lane's drain if needed.
     ///
+    /// The fire's priority is read at most once, and only for a lane where it can change when the
+    /// delivery runs: an actor's, or the immediate lane when another thread delivers on it. The
+    /// main lane reads none: its jobs run in the main queue's order, first in first out, whatever
+    /// their priority.
+    ///
+    /// - Parameters:
+    ///   - header: The delivery.
+    ///   - payload: The fire's payload.
+    ///   - lane: The lane to queue it on.
+    ///   - copyingInline: Whether an inline delivery needs its own copy of the payload.
+    ///   - priority: The fire's priority, ``FirePriority/unread`` until a lane needs it.
+    ///   - work: What to do once the lock is released.
     /// - Returns: For the immediate lane when it was idle, the delivery for the caller to run now;
     ///   with its own copy of the payload when `copyingInline`.
     mutating func route(
@@ -115,8 +136,13 @@ extension BusStorage.State {
         payload: UnsafeRawPointer,
         toLane lane: Int,
         copyingInline: Bool,
+        priority: inout FirePriority,
         work: inout AfterUnlock
     ) -> BusStorage.InlineDelivery? {
+        if lane == BusStorage.mainLane {
+            routeToMainLane(header, payload: payload, work: &work)
+            return nil
+        }
         if lane == BusStorage.immediateLane, !lanes[lane].isDraining {
             lanes[lane].startInlineDelivery()
             guard copyingInline else { return .init(header: header, payload: payload, copy: nil) }
@@ -124,22 +150,28 @@ extension BusStorage.State {
             copy.append(header, payload: payload)
             return .init(header: header, payload: UnsafeRawPointer(copy.payload(at: 0)), copy: copy)
         }
-        let (mustSchedule, backlog) = lanes[lane].enqueue(header, payload: payload)
+        let isActorLane = lane != BusStorage.immediateLane
+        let (schedule, backlog) = lanes[lane].enqueue(
+            header, payload: payload, priority: priority.read(), preemptsRunningJob: isActorLane)
         if let backlog { work.diagnostics.append(backlog.diagnostic) }
-        guard mustSchedule else { return nil }
-        switch lane {
-        case BusStorage.mainLane:
-            work.scheduleMain = true
-        case BusStorage.immediateLane:
-            break
-        default:
-            if let actor = lanes[lane].actor {
-                work.actorDrains.append((lane, actor))
-            } else {
-                abandon(lane: lane, into: &work)
-            }
+        guard let schedule else { return nil }
+        if !isActorLane {
+            // A job that had not started yet, superseded by one of this fire's priority.
+            work.immediateJob = schedule
+        } else if let actor = lanes[lane].actor {
+            work.actorDrains.append((lane, actor, schedule))
+        } else {
+            abandon(lane: lane, into: &work)
         }
         return nil
+    }
+
+    /// Queues a delivery on the main lane, scheduling its drain if needed.
+    @inline(__always)
+    mutating func routeToMainLane(_ header: DeliveryHeader, payload: UnsafeRawPointer, work: inout AfterUnlock) {
+        let (schedule, backlog) = lanes[BusStorage.mainLane].enqueue(header, payload: payload)
+        if let backlog { work.diagnostics.append(backlog.diagnostic) }
+        if schedule != nil { work.scheduleMain = true }
     }
 
     /// Finishes ending subscriptions the registry has marked: releases their callbacks now, or
@@ -276,18 +308,34 @@ extension BusStorage.State {
         }
     }
 
-    /// Schedules the next job of a lane whose job yields.
+    /// The next batch for `job` once it has finished one.
     ///
-    /// The yielding job holds the drain, so no fire schedules one meanwhile. The immediate lane
-    /// continues in a job on the global executor.
+    /// - Returns: `nil` when the drain ends; when a job of a higher priority superseded `job` (that
+    ///   one goes on); and when queued fires outrank `job`, which then yields to a job at their
+    ///   priority, scheduled now.
+    mutating func takeNextBatch(lane: Int, for job: DeliveryLane.Job, into work: inout AfterUnlock) -> DeliveryBuffer? {
+        guard lanes[lane].isCurrent(job) else { return nil }
+        if lanes[lane].mustYield(job) {
+            scheduleNextJob(lane: lane, into: &work)
+            return nil
+        }
+        return lanes[lane].takeBatch()
+    }
+
+    /// Schedules the next job of a lane whose job yields, at the highest priority among the fires
+    /// it carries.
+    ///
+    /// The yielding job is the drain's current one, so no fire schedules one meanwhile unless its
+    /// priority is higher. The immediate lane continues in a job on the global executor.
     mutating func scheduleNextJob(lane: Int, into work: inout AfterUnlock) {
+        let job = lanes[lane].continueInNewJob()
         if lane == BusStorage.mainLane {
             work.scheduleMain = true
         } else if lane == BusStorage.immediateLane {
-            work.continuesImmediateLane = true
+            work.immediateJob = job
         } else if let actor = lanes[lane].actor {
             // Always there: the yielding job runs on it.
-            work.actorDrains.append((lane, actor))
+            work.actorDrains.append((lane, actor, job))
         }
     }
 }

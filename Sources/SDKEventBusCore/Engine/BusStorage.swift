@@ -97,7 +97,10 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             header.targetSlot = token.slot
             // The replayed payload may be replaced once the lock is released: an inline delivery
             // gets its own copy.
-            return (token, state.route(header, payload: replay, toLane: lane, copyingInline: true, work: &work))
+            var priority = FirePriority.unread
+            let inline = state.route(
+                header, payload: replay, toLane: lane, copyingInline: true, priority: &priority, work: &work)
+            return (token, inline)
         }
         work.run(diagnostics: diagnostics, storage: self)
         if let inline { deliverImmediately(inline) }
@@ -341,31 +344,49 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                 header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
                 budget: &unlimited)
         }
-        guard let next = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil) else { return }
-        // Others fired meanwhile: the contended case, which takes the lock once more.
-        let limit = state.withLock { $0.jobLimit }
+        guard let next = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil, job: nil)
+        else { return }
+        // Others fired meanwhile: the contended case, which takes the lock once more. This thread
+        // delivers their fires only while none outranks it; else a job at their priority does.
+        var priority = FirePriority.unread
+        let thread = priority.read()
         let batch = DeliveryLane.HeldBatch(buffer: next)
-        drain(from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit)
+        let (limit, job, isOutranked) = state.withLock { state in
+            let job = DeliveryLane.Job(generation: state.lanes[Self.immediateLane].job.generation, priority: thread)
+            return (state.jobLimit, job, state.lanes[Self.immediateLane].batchPriority > thread)
+        }
+        if isOutranked {
+            yieldJob(lane: Self.immediateLane, holding: batch, job: job)
+            return
+        }
+        drain(from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job)
     }
 
-    /// Schedules a job on the global executor that continues the immediate lane, once a firing
-    /// thread has delivered other threads' fires for a job's budget.
-    func scheduleImmediateDrain() {
-        Task { self.drainJob(lane: Self.immediateLane, cursor: self.immediateCursor) }
+    /// Schedules a job on the global executor that continues the immediate lane: once a firing
+    /// thread has delivered other threads' fires for a job's budget, or met fires of a higher
+    /// priority than its own.
+    func scheduleImmediateDrain(job: DeliveryLane.Job) {
+        Task(priority: FirePriority.task(job.priority)) {
+            self.drainJob(lane: Self.immediateLane, cursor: self.immediateCursor, job: job)
+        }
     }
 
-    /// Schedules a main-actor job that drains the main lane.
+    /// Schedules a main-actor job that drains the main lane, at the priority of the caller.
+    ///
+    /// Main-actor jobs run in the main queue's order, first in first out, whatever their priority
+    /// (on Apple platforms an app's main thread runs at user-interactive quality of service, above
+    /// every task priority), so the lane reads no fire's priority.
     func scheduleMainDrain() {
-        Task { @MainActor in self.drainJob(lane: Self.mainLane, cursor: self.mainCursor) }
+        Task { @MainActor in self.drainJob(lane: Self.mainLane, cursor: self.mainCursor, job: nil) }
     }
 
-    /// Schedules a job on `actor` that drains its lane.
-    func scheduleDrain(lane: Int, on actor: any Actor) {
-        Task { await self.drain(lane: lane, isolatedTo: actor) }
+    /// Schedules `job` on `actor`, which drains its lane, at the job's priority.
+    func scheduleDrain(lane: Int, on actor: any Actor, job: DeliveryLane.Job) {
+        Task(priority: FirePriority.task(job.priority)) { await self.drain(lane: lane, isolatedTo: actor, job: job) }
     }
 
-    private func drain(lane: Int, isolatedTo actor: isolated any Actor) {
-        drainJob(lane: lane, cursor: state.withLock { $0.lanes[lane].cursor })
+    private func drain(lane: Int, isolatedTo actor: isolated any Actor, job: DeliveryLane.Job) {
+        drainJob(lane: lane, cursor: state.withLock { $0.lanes[lane].cursor }, job: job)
     }
 
     /// Delivers queued batches on the lane's executor (the global one for the immediate lane) for
@@ -377,29 +398,44 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// lane: `off` returns at once and the resumed pass skips the ended listener; fires queue
     /// behind the held batch and schedule nothing (the drain is under way); `flush` waits for the
     /// held batch like any other.
-    private func drainJob(lane: Int, cursor: PassCursor) {
-        let (start, limit) = state.withLock { state in (state.lanes[lane].resumeOrTakeBatch(), state.jobLimit) }
+    ///
+    /// `job` is the lane's job this one is (`nil` on the main lane, where no job supersedes
+    /// another): superseded by a job of a higher priority, it leaves the drain to that one, at its
+    /// start or at the end of its batch.
+    private func drainJob(lane: Int, cursor: PassCursor, job: DeliveryLane.Job?) {
+        let (start, limit) = state.withLock { state in (state.lanes[lane].start(job), state.jobLimit) }
         guard let start else { return }
-        drain(from: start, lane: lane, cursor: cursor, limit: limit)
+        drain(from: start, lane: lane, cursor: cursor, limit: limit, job: job)
     }
 
     /// Delivers from `start` on, batch after batch, until the lane is empty or `limit` is spent;
     /// then yields, holding what is left for the lane's next job.
-    private func drain(from start: DeliveryLane.HeldBatch, lane: Int, cursor: PassCursor, limit: DeliveryBudget.Limit) {
+    ///
+    /// Stops at the end of a batch when `job` is superseded or outranked (see
+    /// ``BusStorage/State/takeNextBatch(lane:for:into:)``).
+    private func drain(
+        from start: DeliveryLane.HeldBatch,
+        lane: Int,
+        cursor: PassCursor,
+        limit: DeliveryBudget.Limit,
+        job: DeliveryLane.Job?
+    ) {
         var current = start
         var budget = DeliveryBudget(limit, now: SystemTimerClock().nanoseconds)
         while true {
             if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {
-                yieldJob(lane: lane, holding: current)
+                yieldJob(lane: lane, holding: current, job: job)
                 return
             }
             // Outside the lock: destroying a payload may run user code.
             current.buffer.removeAll()
             guard !budget.isSpent else {
-                yieldJob(lane: lane, delivered: current.index, recycling: current.buffer)
+                yieldJob(lane: lane, delivered: current.index, recycling: current.buffer, job: job)
                 return
             }
-            guard let next = finishAndTakeNext(lane: lane, delivered: current.index, recycling: current.buffer)
+            guard
+                let next = finishAndTakeNext(
+                    lane: lane, delivered: current.index, recycling: current.buffer, job: job)
             else { return }
             current = DeliveryLane.HeldBatch(buffer: next)
         }
@@ -433,25 +469,28 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         return false
     }
 
-    /// Ends a job whose budget ran out mid-batch: the lane holds the batch for the next job, which
-    /// is scheduled now.
-    private func yieldJob(lane: Int, holding current: DeliveryLane.HeldBatch) {
+    /// Ends a job whose budget ran out mid-batch (or that leaves its batch to a job of a higher
+    /// priority): the lane holds the batch for the next job, which is scheduled now, unless `job`
+    /// was superseded: the job that superseded it resumes the batch.
+    private func yieldJob(lane: Int, holding current: DeliveryLane.HeldBatch, job: DeliveryLane.Job?) {
         var work = AfterUnlock()
         state.withLock { state in
             state.lanes[lane].hold(current)
             // The pass is outside any bucket: `off` callers waiting for it may go.
             state.actOnRequests(lane: lane, into: &work)
-            state.scheduleNextJob(lane: lane, into: &work)
+            if state.lanes[lane].isCurrent(job) { state.scheduleNextJob(lane: lane, into: &work) }
         }
         work.run(diagnostics: diagnostics, storage: self)
     }
 
     /// Ends a job whose budget ran out at the end of a batch: finishes the batch, and schedules the
-    /// next job if fires are queued.
-    private func yieldJob(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer) {
+    /// next job if fires are queued (unless `job` was superseded: the job that superseded it
+    /// delivers them).
+    private func yieldJob(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer, job: DeliveryLane.Job?) {
         var work = AfterUnlock()
         state.withLock { state in
             state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work)
+            guard state.lanes[lane].isCurrent(job) else { return }
             if state.lanes[lane].continuesAfterYield() { state.scheduleNextJob(lane: lane, into: &work) }
         }
         work.run(diagnostics: diagnostics, storage: self)
@@ -459,12 +498,21 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Ends a batch and takes the next one under one lock.
     ///
-    /// - Returns: The next batch, or `nil` when the lane's drain has ended.
-    private func finishAndTakeNext(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?) -> DeliveryBuffer? {
+    /// - Returns: The next batch, or `nil` when the lane's drain has ended or goes on in another
+    ///   job (see ``BusStorage/State/takeNextBatch(lane:for:into:)``).
+    private func finishAndTakeNext(
+        lane: Int,
+        delivered: Int,
+        recycling buffer: DeliveryBuffer?,
+        job: DeliveryLane.Job?
+    ) -> DeliveryBuffer? {
         var work = AfterUnlock()
         let next = state.withLock { state -> DeliveryBuffer? in
             state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work)
-            return state.lanes[lane].takeBatch()
+            // `nil`: the main lane's job, or the firing thread on the immediate lane before it
+            // read its priority, which no other job supersedes.
+            guard let job else { return state.lanes[lane].takeBatch() }
+            return state.takeNextBatch(lane: lane, for: job, into: &work)
         }
         if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         return next

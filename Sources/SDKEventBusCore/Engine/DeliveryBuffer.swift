@@ -53,6 +53,7 @@ final class DeliveryBuffer: @unchecked Sendable {
     var capacity: Int { segmentCount << segmentShift }
 
     /// Appends a delivery with a copy of the payload at `payload`.
+    @inline(__always)
     func append(_ header: DeliveryHeader, payload: UnsafeRawPointer) {
         if count == capacity { addSegment() }
         let entry = entry(at: count)

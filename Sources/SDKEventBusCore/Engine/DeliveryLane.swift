@@ -17,7 +17,20 @@ enum LaneSelector: @unchecked Sendable {
 /// A lane runs at most one pass at a time, so the callbacks of one lane never run concurrently and
 /// see fires in the order they were queued. A pass may span several jobs: between two, the lane
 /// holds its batch and the place reached in it (``held``), and the pass stays active.
+///
+/// Priority: a lane's jobs run at least at the highest priority among the fires they carry (see
+/// ``enqueue(_:payload:priority:preemptsRunningJob:)``). Only the lane's current ``Job`` delivers:
+/// a job of a higher priority scheduled for a fire supersedes the one before it, which leaves the
+/// drain to it at its start or at the end of its batch. The main lane records no priority (its
+/// fires pass 0): its jobs run in the main queue's FIFO order, which priority does not change.
 struct DeliveryLane {
+    /// A job scheduled to run the lane's drain: which one, and its priority (a `TaskPriority`'s raw
+    /// value; 0 for the scheduling caller's own).
+    struct Job: Equatable {
+        var generation: UInt32
+        var priority: UInt8
+    }
+
     /// A batch a pass has taken, and how far it got: the fire it is at, and within that fire the
     /// first listener id still to call (0 for the fire's start).
     struct HeldBatch {
@@ -92,6 +105,19 @@ struct DeliveryLane {
     /// When the oldest pending fire was queued, in the system clock's nanoseconds.
     private var oldestPendingSince: UInt64?
 
+    // Priority, last: the fields above keep the offsets (and the cache lines) they had before it.
+
+    /// The drain's current job, the only one that delivers: one scheduled earlier leaves the drain
+    /// to it.
+    private(set) var job = Job(generation: 0, priority: 0)
+    /// Whether the current job has started (on the immediate lane, also: the firing thread is
+    /// delivering), after which a fire on the immediate lane supersedes it no more.
+    private(set) var isJobStarted = false
+    /// The highest priority among the queued fires (0 when unknown).
+    private(set) var pendingPriority: UInt8 = 0
+    /// The highest priority among the fires of the batch the pass has taken or holds.
+    private(set) var batchPriority: UInt8 = 0
+
     init(name: String, layout: PayloadLayout, actor: (any Actor)? = nil) {
         self.name = name
         self.actor = actor
@@ -112,21 +138,93 @@ struct DeliveryLane {
 
     // MARK: Queue
 
-    /// Queues a delivery.
+    /// Queues a delivery on the main lane, whose fires carry no priority (see ``DeliveryLane``).
     ///
-    /// - Returns: Whether the caller must schedule a drain, and a backlog report if the queue
-    ///   reached a new threshold.
+    /// - Returns: The job the caller must schedule (for the first fire since the drain ended), and
+    ///   a backlog report if the queue reached a new threshold.
+    @inline(__always)
     mutating func enqueue(
         _ header: DeliveryHeader,
         payload: UnsafeRawPointer
-    ) -> (mustSchedule: Bool, backlog: DeliveryBacklog?) {
+    ) -> (schedule: Job?, backlog: DeliveryBacklog?) {
+        let backlog = append(header, payload: payload)
+        if isDraining { return (nil, backlog) }
+        isDraining = true
+        return (scheduleJob(priority: 0), backlog)
+    }
+
+    /// Queues a delivery of a fire of `priority` (a `TaskPriority`'s raw value; 0 when unknown).
+    ///
+    /// A job is to be scheduled for the first fire since the drain ended, and for a fire of a
+    /// higher priority than the current job: that job supersedes it. When jobs run on a serial
+    /// executor (`preemptsRunningJob`: an actor) even a running job is superseded: it leaves the
+    /// rest to the new one at the end of its batch, and the new job, queued on the actor at the
+    /// higher priority, escalates it meanwhile. On the global executor (the immediate lane) two
+    /// jobs could run at once, so only a job that has not started is superseded; a running one
+    /// yields to a job of the higher priority at the end of its batch (see
+    /// ``mustYield(_:)``).
+    ///
+    /// - Returns: The job the caller must schedule, if any, and a backlog report if the queue
+    ///   reached a new threshold.
+    @inline(__always)
+    mutating func enqueue(
+        _ header: DeliveryHeader,
+        payload: UnsafeRawPointer,
+        priority: UInt8,
+        preemptsRunningJob: Bool
+    ) -> (schedule: Job?, backlog: DeliveryBacklog?) {
+        let backlog = append(header, payload: payload)
+        if priority > pendingPriority { pendingPriority = priority }
+        if isDraining {
+            guard priority > job.priority, preemptsRunningJob || !isJobStarted else { return (nil, backlog) }
+            return (scheduleJob(priority: priority), backlog)
+        }
+        isDraining = true
+        return (scheduleJob(priority: priority), backlog)
+    }
+
+    /// Appends a delivery to the queue.
+    ///
+    /// - Returns: A backlog report if the queue reached a new threshold.
+    @inline(__always)
+    private mutating func append(_ header: DeliveryHeader, payload: UnsafeRawPointer) -> DeliveryBacklog? {
         if pending.isEmpty { oldestPendingSince = SystemTimerClock().nanoseconds }
         pending.append(header, payload: payload)
         enqueuedCount += 1
-        let backlog = recordBacklog()
-        if isDraining { return (false, backlog) }
-        isDraining = true
-        return (true, backlog)
+        return recordBacklog()
+    }
+
+    /// Makes a new job the drain's current one.
+    private mutating func scheduleJob(priority: UInt8) -> Job {
+        job = Job(generation: job.generation &+ 1, priority: priority)
+        isJobStarted = false
+        return job
+    }
+
+    /// Records that the drain goes on in a job scheduled now, at the highest priority among the
+    /// fires it carries: the held batch's and the queued ones.
+    ///
+    /// - Returns: The job to schedule.
+    mutating func continueInNewJob() -> Job {
+        scheduleJob(priority: max(held == nil ? 0 : batchPriority, pendingPriority))
+    }
+
+    /// Whether `job` is the drain's current job; `nil` stands for one that no other supersedes
+    /// (the main lane's, and the firing thread delivering on the immediate lane).
+    @inline(__always)
+    func isCurrent(_ job: Job?) -> Bool {
+        // No closure: one capturing `self` would copy the whole lane.
+        guard let job else { return true }
+        return job.generation == self.job.generation
+    }
+
+    /// Whether a running `job` must stop at the end of its batch and leave the queued fires to a
+    /// job of a higher priority: queued fires outrank it, and no job was scheduled for them (a
+    /// running job on the global executor is superseded by no fire).
+    @inline(__always)
+    func mustYield(_ job: Job?) -> Bool {
+        guard let job else { return false }
+        return pendingPriority > job.priority && !pending.isEmpty
     }
 
     /// Counts a fire that the caller delivers at once, without queueing it.
@@ -134,6 +232,9 @@ struct DeliveryLane {
         enqueuedCount += 1
         isDraining = true
         isPassActive = true
+        // The firing thread is the drain's job, started: no fire supersedes it.
+        _ = scheduleJob(priority: .max)
+        isJobStarted = true
     }
 
     /// Takes every queued delivery, and marks the pass active.
@@ -148,14 +249,19 @@ struct DeliveryLane {
         let batch = pending
         pending = spare
         oldestPendingSince = nil
+        batchPriority = pendingPriority
+        pendingPriority = 0
         nextBacklogReport = Self.backlogThreshold
         isPassActive = true
         return batch
     }
 
-    /// The batch the pass held between two jobs, or else every queued delivery (see
-    /// ``takeBatch()``).
-    mutating func resumeOrTakeBatch() -> HeldBatch? {
+    /// What `job` delivers first: the batch the pass held between two jobs, or else every queued
+    /// delivery (see ``takeBatch()``); `nil` when a later job superseded it (the drain goes on in
+    /// that one) or nothing is queued (the drain ends).
+    mutating func start(_ job: Job?) -> HeldBatch? {
+        guard isCurrent(job) else { return nil }
+        isJobStarted = true
         if let held {
             self.held = nil
             return held
@@ -202,6 +308,7 @@ struct DeliveryLane {
     mutating func dropPending() -> (dropped: DeliveryBuffer, flushed: [CheckedContinuation<Void, Never>]) {
         let dropped = pending
         pending = DeliveryBuffer(layout: dropped.layout)
+        pendingPriority = 0
         // While a pass holds a batch, the spare buffer is the pending one (see `takeBatch`): keeping
         // it would keep the dropped payloads alive, and the pass's end would then release them
         // under the lock.
@@ -244,10 +351,17 @@ struct DeliveryLane {
         flushWaiters.removeAll { $0.waiter === waiter }
     }
 
+    @inline(__always)
     private mutating func recordBacklog() -> DeliveryBacklog? {
         let count = pending.count
         highWaterMark = max(highWaterMark, count)
         guard count >= nextBacklogReport else { return nil }
+        return reportBacklog(count: count)
+    }
+
+    /// The backlog report for a queue that reached its next threshold, which doubles.
+    @inline(never)
+    private mutating func reportBacklog(count: Int) -> DeliveryBacklog {
         nextBacklogReport *= 2
         let now = SystemTimerClock().nanoseconds
         let age = oldestPendingSince.map { now > $0 ? now - $0 : 0 } ?? 0
