@@ -101,6 +101,17 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         return token
     }
 
+    /// Subscribes a callback that does not need its own subscription; see
+    /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
+    func subscribe(
+        event: Int,
+        lane selector: LaneSelector,
+        replayLatest: Bool,
+        callback: ErasedCallback
+    ) -> EventSubscription {
+        subscribe(event: event, lane: selector, replayLatest: replayLatest) { _ in callback }
+    }
+
     /// Subscribes to the event `key`, added on first use; see
     /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
     func subscribe(
@@ -152,20 +163,34 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// Cancelled, it returns at once: the subscription has ended, as after ``cancel(_:)``, but the
     /// call a pass is making, or has reached, may still run.
     func off(_ token: EventSubscription) async {
+        if let bucket = endWaitingForPass(token) { await waitForPass(bucket: bucket, id: token.listenerID) }
+    }
+
+    /// Ends a subscription for `off`, without waiting.
+    ///
+    /// - Returns: `nil` when no callback of it can run any more; otherwise the number of the
+    ///   bucket whose running pass may still call it, for ``waitForPass(bucket:id:)``.
+    func endWaitingForPass(_ token: EventSubscription) -> Int? {
         var work = AfterUnlock()
-        let waitFor = state.withLock { state -> (lane: Int, bucket: Int, id: UInt64)? in
+        let bucket = state.withLock { state -> Int? in
             guard let ended = state.registry.end(token) else { return nil }
-            return state.end(ended, into: &work) ? (ended.bucket.lane, ended.bucket.number, ended.id) : nil
+            return state.end(ended, into: &work) ? ended.bucket.number : nil
         }
         work.run(diagnostics: diagnostics, storage: self)
-        guard let waitFor else { return }
+        return bucket
+    }
+
+    /// Returns once the pass of its lane can no longer call the ended subscription with id `id` in
+    /// `bucket`, or once the task is cancelled (at once if it already was): the second half of
+    /// ``off(_:)``.
+    func waitForPass(bucket: Int, id: UInt64) async {
         let waiter = BusWaiter()
+        let lane = state.withLock { $0.registry.buckets[bucket].lane }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let (waiting, watchers) = state.withLock { state in
-                    let lane = waitFor.lane
                     guard !waiter.isCancelled, state.lanes[lane].isPassActive,
-                        state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
+                        state.lanes[lane].cursor.mayCall(bucket: bucket, id: id)
                     else {
                         waiter.state = .done
                         return (false, [CheckedContinuation<Void, Never>]())
@@ -181,7 +206,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         } onCancel: {
             let continuation = state.withLock { state in
                 let continuation = waiter.cancel()
-                if continuation != nil { state.lanes[waitFor.lane].removeOffWaiter(waiter) }
+                if continuation != nil { state.lanes[lane].removeOffWaiter(waiter) }
                 return continuation
             }
             continuation?.resume()
