@@ -26,7 +26,7 @@ struct AfterUnlock {
     private var actions: Actions?
 
     /// Releases `callback` after unlocking.
-    mutating func release(_ callback: ErasedCallback) {
+    mutating func release(_ callback: consuming ErasedCallback) {
         if releasedCallback == nil {
             releasedCallback = callback
         } else {

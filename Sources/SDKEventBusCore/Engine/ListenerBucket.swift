@@ -115,7 +115,7 @@ final class ListenerBucket: @unchecked Sendable {
     /// Appends a live entry and publishes it.
     ///
     /// - Returns: Its position.
-    func append(id: UInt64, slot: Int32, callback: ErasedCallback) -> Int {
+    func append(id: UInt64, slot: Int32, callback: consuming ErasedCallback) -> Int {
         let position = count
         let (chunk, offset) = Self.locate(position)
         if offset == 0, chunks[chunk] == nil {
@@ -139,9 +139,9 @@ final class ListenerBucket: @unchecked Sendable {
     ///
     /// Only while no pass can be calling it; the caller releases the result after unlocking.
     func takeCallback(at position: Int) -> ErasedCallback {
-        let entry = entry(at: position)
-        let callback = entry.pointee.callback
-        entry.pointee.callback = .released
+        // Swapped out, not copied: a copy would retain the callback only to release the entry's.
+        var callback = ErasedCallback.released
+        swap(&callback, &entry(at: position).pointee.callback)
         return callback
     }
 
