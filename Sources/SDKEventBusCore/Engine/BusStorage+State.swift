@@ -69,6 +69,7 @@ extension BusStorage.State {
     }
 
     /// The payload a new subscription to `event` is owed by replay, if any.
+    @inline(__always)
     func replay(for event: Int, asked: Bool) -> UnsafeRawPointer? {
         switch replayRules[event] {
         case .sticky: latest.payload(of: event)
@@ -153,14 +154,14 @@ extension BusStorage.State {
     mutating func end(_ ended: [ListenerRegistry.Ended], into work: inout AfterUnlock) -> Bool {
         var mayBeCalled = false
         for subscription in ended where release(subscription, into: &work) { mayBeCalled = true }
-        for subscription in ended { tidy(subscription.bucket) }
+        for subscription in ended { subscription.bucketRef._withUnsafeGuaranteedRef { tidy($0) } }
         return mayBeCalled
     }
 
     /// Finishes ending one subscription; see ``end(_:into:)-([ListenerRegistry.Ended],_)``.
     mutating func end(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
         let mayBeCalled = release(ended, into: &work)
-        tidy(ended.bucket)
+        ended.bucketRef._withUnsafeGuaranteedRef { tidy($0) }
         return mayBeCalled
     }
 
@@ -175,14 +176,14 @@ extension BusStorage.State {
     ///
     /// - Returns: Whether the pass may be calling it.
     private mutating func release(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
-        let lane = ended.bucket.lane
+        let (lane, number) = ended.bucketRef._withUnsafeGuaranteedRef { ($0.lane, $0.number) }
         lanes[lane].liveCount -= 1
         if let lifetime = ended.lifetime { work.lifetimes.append(lifetime) }
-        if lanes[lane].isPassActive, lanes[lane].cursor.mayCall(bucket: ended.bucket.number, id: ended.id) {
+        if lanes[lane].isPassActive, lanes[lane].cursor.mayCall(bucket: number, id: ended.id) {
             lanes[lane].deferredReleases.append((ended.bucket, ended.position))
             return true
         }
-        work.release(ended.bucket.takeCallback(at: ended.position))
+        work.release(ended.bucketRef._withUnsafeGuaranteedRef { $0.takeCallback(at: ended.position) })
         return false
     }
 

@@ -89,7 +89,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             }
             state.lanes[lane].liveCount += 1
             guard let replay = state.replay(for: event, asked: replayLatest) else { return (token, nil) }
-            var header = DeliveryHeader(bucket: .passUnretained(bucket), mark: .max)
+            var header = DeliveryHeader(bucket: bucket, mark: .max)
             header.targetID = token.listenerID
             header.targetSlot = token.slot
             // The replayed payload may be replaced once the lock is released: an inline delivery
@@ -174,7 +174,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         var work = AfterUnlock()
         let bucket = state.withLock { state -> Int? in
             guard let ended = state.registry.end(token) else { return nil }
-            return state.end(ended, into: &work) ? ended.bucket.number : nil
+            return state.end(ended, into: &work) ? ended.bucketRef._withUnsafeGuaranteedRef { $0.number } : nil
         }
         work.run(diagnostics: diagnostics, storage: self)
         return bucket
