@@ -107,9 +107,13 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         event: Int,
         lane selector: LaneSelector,
         replayLatest: Bool,
-        callback: ErasedCallback
+        callback: consuming ErasedCallback
     ) -> EventSubscription {
-        subscribe(event: event, lane: selector, replayLatest: replayLatest) { _ in callback }
+        // Moved into the entry, not copied: a copy retained the callback only to release this one.
+        var callback = Optional(callback)
+        return subscribe(event: event, lane: selector, replayLatest: replayLatest) { _ in
+            callback.take().unsafelyUnwrapped
+        }
     }
 
     /// Subscribes to the event `key`, added on first use; see
