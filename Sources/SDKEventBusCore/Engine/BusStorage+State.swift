@@ -248,8 +248,16 @@ extension BusStorage.State {
 
     /// Frees an actor lane that has nothing left, so that another actor can use it: also when its
     /// actor is gone, which is when most lanes empty.
+    @inline(__always)
     mutating func vacate(lane: Int) {
-        guard lane > BusStorage.immediateLane, lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
+        // The main and immediate lanes are never vacated: checked inline, as most ends are theirs.
+        guard lane > BusStorage.immediateLane else { return }
+        vacateActorLane(lane)
+    }
+
+    @inline(never)
+    private mutating func vacateActorLane(_ lane: Int) {
+        guard lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
         if actorLanes[id] == lane { actorLanes[id] = nil }
         lanes[lane].actor = nil
         lanes[lane].actorID = nil

@@ -132,9 +132,10 @@ final class ListenerBucket: @unchecked Sendable {
         return position
     }
 
-    /// Marks the entry at `position` ended; passes skip it from now on.
-    func markEnded(at position: Int) {
-        ListenerEntry.markEnded(entry(at: position))
+    /// Marks `entry`, one of this bucket's, ended; passes skip it from now on.
+    @inline(__always)
+    func markEnded(_ entry: UnsafeMutablePointer<ListenerEntry>) {
+        ListenerEntry.markEnded(entry)
         liveCount -= 1
     }
 

@@ -216,18 +216,38 @@ struct ListenerRegistry {
     ///
     /// Marks its entry ended, so that passes skip it, and frees its slot.
     mutating func end(_ token: EventSubscription) -> Ended? {
-        guard liveSlot(of: token) != nil else { return nil }
-        return end(slot: Int32(token.slot))
+        guard token.busID == busID, slots.indices.contains(token.slot) else { return nil }
+        let row = slots[token.slot]
+        guard !row.isFree else { return nil }
+        let bucketRef = Unmanaged.passUnretained(buckets[Int(row.bucket)])
+        // A slot is reused once free: the entry it points at says whose it is now.
+        let isEmpty = bucketRef._withUnsafeGuaranteedRef { bucket -> Bool? in
+            let entry = bucket.entry(at: Int(row.position))
+            guard entry.pointee.id == token.listenerID else { return nil }
+            bucket.markEnded(entry)
+            return bucket.liveCount == 0
+        }
+        guard let isEmpty else { return nil }
+        return end(slot: Int32(token.slot), row: row, id: token.listenerID, bucket: bucketRef, isEmpty: isEmpty)
     }
 
     private mutating func end(slot: Int32) -> Ended {
         let row = slots[Int(slot)]
         let bucketRef = Unmanaged.passUnretained(buckets[Int(row.bucket)])
         let (id, isEmpty) = bucketRef._withUnsafeGuaranteedRef { bucket in
-            let id = bucket.entry(at: Int(row.position)).pointee.id
-            bucket.markEnded(at: Int(row.position))
-            return (id, bucket.liveCount == 0)
+            let entry = bucket.entry(at: Int(row.position))
+            bucket.markEnded(entry)
+            return (entry.pointee.id, bucket.liveCount == 0)
         }
+        return end(slot: slot, row: row, id: id, bucket: bucketRef, isEmpty: isEmpty)
+    }
+
+    /// Frees the slot of a subscription whose entry was just marked ended, and stops routing to
+    /// its bucket if it was the bucket's last live one.
+    @inline(__always)
+    private mutating func end(
+        slot: Int32, row: Slot, id: UInt64, bucket bucketRef: Unmanaged<ListenerBucket>, isEmpty: Bool
+    ) -> Ended {
         if isEmpty { removeRoute(to: bucketRef) }
         slots[Int(slot)] = .free
         freeSlots.append(slot)
