@@ -40,32 +40,38 @@ extension BusStorage.State {
     }
 
     /// The lane for `selector`, created for an actor on its first subscription.
+    @inline(__always)
     mutating func lane(for selector: LaneSelector, into work: inout AfterUnlock) -> Int {
         switch selector {
         case .mainActor: return BusStorage.mainLane
         case .immediate: return BusStorage.immediateLane
-        case .actor(let actor):
-            let id = ObjectIdentifier(actor)
-            if let lane = actorLanes[id] {
-                if lanes[lane].actor != nil { return lane }
-                // The lane of an actor that is gone, whose address a new actor now has: end what
-                // is left of it before anything can reach the new actor through it.
-                abandon(lane: lane, into: &work)
-            }
-            let name = "actor \(type(of: actor))"
-            let lane: Int
-            if let vacant = vacantLanes.popLast() {
-                lane = vacant
-                lanes[lane].actor = actor
-                lanes[lane].name = name
-            } else {
-                lane = lanes.count
-                lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
-            }
-            lanes[lane].actorID = id
-            actorLanes[id] = lane
-            return lane
+        case .actor(let actor): return lane(for: actor, into: &work)
         }
+    }
+
+    /// The lane of `actor`, created on its first subscription.
+    @inline(never)
+    private mutating func lane(for actor: any Actor, into work: inout AfterUnlock) -> Int {
+        let id = ObjectIdentifier(actor)
+        if let lane = actorLanes[id] {
+            if lanes[lane].actor != nil { return lane }
+            // The lane of an actor that is gone, whose address a new actor now has: end what
+            // is left of it before anything can reach the new actor through it.
+            abandon(lane: lane, into: &work)
+        }
+        let name = "actor \(type(of: actor))"
+        let lane: Int
+        if let vacant = vacantLanes.popLast() {
+            lane = vacant
+            lanes[lane].actor = actor
+            lanes[lane].name = name
+        } else {
+            lane = lanes.count
+            lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
+        }
+        lanes[lane].actorID = id
+        actorLanes[id] = lane
+        return lane
     }
 
     /// The payload a new subscription to `event` is owed by replay, if any.
