@@ -79,7 +79,7 @@ final class ListenerBucket: @unchecked Sendable {
         // Wrapping arithmetic: a position is never negative and far below any overflow, and the
         // checked form was three times the instructions on every lookup.
         let chunk = (Int.bitWidth &- 1) &- (position / firstChunkCapacity &+ 1).leadingZeroBitCount
-        return (chunk, position &- firstChunkCapacity &* ((1 &<< chunk) &- 1))
+        return (chunk, position &- ((firstChunkCapacity &<< chunk) &- firstChunkCapacity))
     }
 
     /// The entry at `position`, which must be below `count`.
