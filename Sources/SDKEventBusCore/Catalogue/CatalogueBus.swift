@@ -148,9 +148,8 @@ extension CatalogueBus: CatalogueSubscribing {
 // The entries into the engine that the inlinable verbs of `CatalogueSubscribing` call: part of the
 // ABI of a library-evolution build, keep their signatures.
 extension CatalogueBus {
-    /// Subscribes a main-actor callback: the one entry into the engine that
-    /// ``CatalogueSubscribing/on(_:delivery:replayLatest:callback:)-(Catalogue,Delivery<MainActor>,_,_)``
-    /// inlines into its callers.
+    /// Subscribes a main-actor callback: the one entry into the engine that the main-actor `on` of
+    /// ``CatalogueSubscribing`` inlines into its callers.
     @usableFromInline
     nonisolated func subscribe(
         _ event: Catalogue,
@@ -163,7 +162,7 @@ extension CatalogueBus {
             callback: .erasing(mainActor: callback))
     }
 
-    /// Subscribes an immediate callback; see ``subscribe(_:delivery:replayLatest:callback:)-(_,Delivery<MainActor>,_,_)``.
+    /// Subscribes an immediate callback: the entry of the immediate `on`.
     @usableFromInline
     nonisolated func subscribe(
         _ event: Catalogue,
