@@ -141,5 +141,53 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
 
 extension CatalogueBus: CatalogueSubscribing {
     /// The bus itself.
+    @inlinable
     public nonisolated var bus: CatalogueBus<Catalogue> { self }
+}
+
+// The entries into the engine that the inlinable verbs of `CatalogueSubscribing` call: part of the
+// ABI of a library-evolution build, keep their signatures.
+extension CatalogueBus {
+    /// Subscribes a main-actor callback: the one entry into the engine that the main-actor `on` of
+    /// ``CatalogueSubscribing`` inlines into its callers.
+    @usableFromInline
+    nonisolated func subscribe(
+        _ event: Catalogue,
+        delivery: Delivery<MainActor>,
+        replayLatest: Bool,
+        callback: @escaping @MainActor @Sendable (Catalogue.Payload) -> Void
+    ) -> EventSubscription {
+        storage.subscribe(
+            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
+            callback: .erasing(mainActor: callback))
+    }
+
+    /// Subscribes an immediate callback: the entry of the immediate `on`.
+    @usableFromInline
+    nonisolated func subscribe(
+        _ event: Catalogue,
+        delivery: Delivery<Never>,
+        replayLatest: Bool,
+        callback: @escaping @Sendable (Catalogue.Payload) -> Void
+    ) -> EventSubscription {
+        storage.subscribe(
+            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
+            callback: .erasing(callback))
+    }
+
+    /// Ends `subscription` for `off`, synchronously.
+    ///
+    /// - Returns: `nil` when its callback can no longer run; otherwise the number of the bucket
+    ///   whose running pass may still call it, for ``waitForPass(bucket:of:)``.
+    @usableFromInline
+    nonisolated func endWaitingForPass(_ subscription: EventSubscription) -> Int? {
+        storage.endWaitingForPass(subscription)
+    }
+
+    /// Returns once the pass that may still call the ended `subscription` in `bucket` can no
+    /// longer call it, or once the task is cancelled.
+    @usableFromInline
+    nonisolated func waitForPass(bucket: Int, of subscription: EventSubscription) async {
+        await storage.waitForPass(bucket: bucket, id: subscription.listenerID)
+    }
 }

@@ -52,6 +52,7 @@ extension CatalogueSubscribing {
     ///     events whose rule is ``ReplayRule/latestOnRequest``; sticky events always replay.
     ///   - callback: Called on the main actor with each payload of `event`.
     /// - Returns: The subscription; end it with ``off(_:)`` or ``EventSubscription/cancel()``.
+    @inlinable
     @discardableResult
     public func on(
         _ event: Catalogue,
@@ -59,7 +60,11 @@ extension CatalogueSubscribing {
         replayLatest: Bool = false,
         callback: @escaping @MainActor @Sendable (Catalogue.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, replayLatest: replayLatest) { _ in .erasing(mainActor: callback) }
+        // Inlinable, so that a caller in another module runs it specialized for its bus: called
+        // unspecialized, it reached the bus through the protocol's witness and looked up the
+        // catalogue's associated types on every `on`. The engine behind the one entry it calls
+        // stays opaque.
+        bus.subscribe(event, delivery: delivery, replayLatest: replayLatest, callback: callback)
     }
 
     /// Subscribes `callback` to `event`, on the firing thread before `fire` returns.
@@ -71,6 +76,7 @@ extension CatalogueSubscribing {
     ///     is ``ReplayRule/latestOnRequest``; a replay is delivered before `on` returns.
     ///   - callback: Called on the firing thread with each payload of `event`.
     /// - Returns: The subscription.
+    @inlinable
     @discardableResult
     public func on(
         _ event: Catalogue,
@@ -78,7 +84,8 @@ extension CatalogueSubscribing {
         replayLatest: Bool = false,
         callback: @escaping @Sendable (Catalogue.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, replayLatest: replayLatest) { _ in .erasing(callback) }
+        // Inlinable for the same reason as the main-actor `on`.
+        bus.subscribe(event, delivery: delivery, replayLatest: replayLatest, callback: callback)
     }
 
     /// Subscribes `callback` to `event`, isolated to an actor, for as long as the actor lives.
@@ -257,8 +264,15 @@ extension CatalogueSubscribing {
     /// way may still finish.
     ///
     /// - Parameter subscription: What `on` or `once` returned.
+    @inlinable
     public func off(_ subscription: EventSubscription) async {
-        await bus.storage.off(subscription)
+        // Inlinable, so that an `off` that need not wait (no pass may be calling the listener, the
+        // common case) ends the subscription with one synchronous call, without an async frame
+        // of its own or of the engine's; only an `off` that must wait for a pass suspends.
+        let bus = self.bus
+        if let bucket = bus.endWaitingForPass(subscription) {
+            await bus.waitForPass(bucket: bucket, of: subscription)
+        }
     }
 
     /// Ends every subscription bound to `owner`, synchronously, from any context.

@@ -106,7 +106,11 @@ extension CataloguePayload {
 /// event's listeners.
 struct CatalogueIndex<Event: EventCatalogue>: Sendable {
     let events: [Event]
-    private let readsTag: Bool
+    /// For a plain enum, the number of events, which its tags are below; 0 for other conformers.
+    ///
+    /// Kept apart from `events`: reading an array's count in code not specialized for `Event` (the
+    /// engine's entries) is a call.
+    private let tagLimit: Int
     private let positions: [Event: Int]
 
     init() {
@@ -117,18 +121,18 @@ struct CatalogueIndex<Event: EventCatalogue>: Sendable {
             positions[event] = position
             if readsTag, Int(unsafeBitCast(event, to: UInt8.self)) != position { readsTag = false }
         }
-        self.readsTag = readsTag
+        tagLimit = readsTag ? events.count : 0
         self.positions = positions
     }
 
     /// The position of `event` in `allCases`.
     @inline(__always)
     func position(of event: Event) -> Int {
-        if readsTag {
+        if tagLimit > 0 {
             // Every listed event's tag is its position; a tag past them is an event left out of
             // `allCases` after the listed ones.
             let tag = Int(unsafeBitCast(event, to: UInt8.self))
-            guard tag < events.count else { Self.trapMissing(event) }
+            guard tag < tagLimit else { Self.trapMissing(event) }
             return tag
         }
         guard let position = positions[event] else { Self.trapMissing(event) }

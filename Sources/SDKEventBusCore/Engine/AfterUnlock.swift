@@ -30,7 +30,7 @@ struct AfterUnlock {
     private var actions: Actions?
 
     /// Releases `callback` after unlocking.
-    mutating func release(_ callback: ErasedCallback) {
+    mutating func release(_ callback: consuming ErasedCallback) {
         if releasedCallback == nil {
             releasedCallback = callback
         } else {
@@ -94,6 +94,7 @@ struct AfterUnlock {
     var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil && retiredReplay == nil }
 
     /// Does it all: end hooks, releases, drains, then resumes waiters.
+    @inline(__always)
     mutating func run(diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage) {
         if scheduleMain { storage.scheduleMainDrain() }
         if let replay = retiredReplay {
@@ -105,6 +106,16 @@ struct AfterUnlock {
             return
         }
         self.actions = nil
+        run(actions, diagnostics: hook, storage: storage)
+    }
+
+    /// The rest of ``run(diagnostics:storage:)``, out of line: it handles continuations, whose
+    /// size the compiler learns only at run time, and code that does sets up room for them on
+    /// entry, which ending one subscription (a callback to release, nothing else) must not pay.
+    @inline(never)
+    private mutating func run(
+        _ actions: Actions, diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage
+    ) {
         for lifetime in actions.lifetimes { lifetime.onEnd?() }
         releasedCallback = nil
         actions.callbacks = []

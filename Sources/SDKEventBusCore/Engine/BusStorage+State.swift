@@ -40,35 +40,42 @@ extension BusStorage.State {
     }
 
     /// The lane for `selector`, created for an actor on its first subscription.
+    @inline(__always)
     mutating func lane(for selector: LaneSelector, into work: inout AfterUnlock) -> Int {
         switch selector {
         case .mainActor: return BusStorage.mainLane
         case .immediate: return BusStorage.immediateLane
-        case .actor(let actor):
-            let id = ObjectIdentifier(actor)
-            if let lane = actorLanes[id] {
-                if lanes[lane].actor != nil { return lane }
-                // The lane of an actor that is gone, whose address a new actor now has: end what
-                // is left of it before anything can reach the new actor through it.
-                abandon(lane: lane, into: &work)
-            }
-            let name = "actor \(type(of: actor))"
-            let lane: Int
-            if let vacant = vacantLanes.popLast() {
-                lane = vacant
-                lanes[lane].actor = actor
-                lanes[lane].name = name
-            } else {
-                lane = lanes.count
-                lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
-            }
-            lanes[lane].actorID = id
-            actorLanes[id] = lane
-            return lane
+        case .actor(let actor): return lane(for: actor, into: &work)
         }
     }
 
+    /// The lane of `actor`, created on its first subscription.
+    @inline(never)
+    private mutating func lane(for actor: any Actor, into work: inout AfterUnlock) -> Int {
+        let id = ObjectIdentifier(actor)
+        if let lane = actorLanes[id] {
+            if lanes[lane].actor != nil { return lane }
+            // The lane of an actor that is gone, whose address a new actor now has: end what
+            // is left of it before anything can reach the new actor through it.
+            abandon(lane: lane, into: &work)
+        }
+        let name = "actor \(type(of: actor))"
+        let lane: Int
+        if let vacant = vacantLanes.popLast() {
+            lane = vacant
+            lanes[lane].actor = actor
+            lanes[lane].name = name
+        } else {
+            lane = lanes.count
+            lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
+        }
+        lanes[lane].actorID = id
+        actorLanes[id] = lane
+        return lane
+    }
+
     /// The payload a new subscription to `event` is owed by replay, if any.
+    @inline(__always)
     func replay(for event: Int, asked: Bool) -> UnsafeRawPointer? {
         switch replayRules[event] {
         case .sticky: latest.payload(of: event)
@@ -185,14 +192,14 @@ extension BusStorage.State {
     mutating func end(_ ended: [ListenerRegistry.Ended], into work: inout AfterUnlock) -> Bool {
         var mayBeCalled = false
         for subscription in ended where release(subscription, into: &work) { mayBeCalled = true }
-        for subscription in ended { tidy(subscription.bucket) }
+        for subscription in ended { subscription.bucketRef._withUnsafeGuaranteedRef { tidy($0) } }
         return mayBeCalled
     }
 
     /// Finishes ending one subscription; see ``end(_:into:)-([ListenerRegistry.Ended],_)``.
     mutating func end(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
         let mayBeCalled = release(ended, into: &work)
-        tidy(ended.bucket)
+        ended.bucketRef._withUnsafeGuaranteedRef { tidy($0) }
         return mayBeCalled
     }
 
@@ -207,14 +214,14 @@ extension BusStorage.State {
     ///
     /// - Returns: Whether the pass may be calling it.
     private mutating func release(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
-        let lane = ended.bucket.lane
+        let (lane, number) = ended.bucketRef._withUnsafeGuaranteedRef { ($0.lane, $0.number) }
         lanes[lane].liveCount -= 1
         if let lifetime = ended.lifetime { work.lifetimes.append(lifetime) }
-        if lanes[lane].isPassActive, lanes[lane].cursor.mayCall(bucket: ended.bucket.number, id: ended.id) {
+        if lanes[lane].isPassActive, lanes[lane].cursor.mayCall(bucket: number, id: ended.id) {
             lanes[lane].deferredReleases.append((ended.bucket, ended.position))
             return true
         }
-        work.release(ended.bucket.takeCallback(at: ended.position))
+        work.release(ended.bucketRef._withUnsafeGuaranteedRef { $0.takeCallback(at: ended.position) })
         return false
     }
 
@@ -279,8 +286,16 @@ extension BusStorage.State {
 
     /// Frees an actor lane that has nothing left, so that another actor can use it: also when its
     /// actor is gone, which is when most lanes empty.
+    @inline(__always)
     mutating func vacate(lane: Int) {
-        guard lane > BusStorage.immediateLane, lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
+        // The main and immediate lanes are never vacated: checked inline, as most ends are theirs.
+        guard lane > BusStorage.immediateLane else { return }
+        vacateActorLane(lane)
+    }
+
+    @inline(never)
+    private mutating func vacateActorLane(_ lane: Int) {
+        guard lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
         if actorLanes[id] == lane { actorLanes[id] = nil }
         lanes[lane].actor = nil
         lanes[lane].actorID = nil

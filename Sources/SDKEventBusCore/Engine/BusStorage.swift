@@ -92,7 +92,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             }
             state.lanes[lane].liveCount += 1
             guard let replay = state.replay(for: event, asked: replayLatest) else { return (token, nil) }
-            var header = DeliveryHeader(bucket: .passUnretained(bucket), mark: .max)
+            var header = DeliveryHeader(bucket: bucket, mark: .max)
             header.targetID = token.listenerID
             header.targetSlot = token.slot
             // The replayed payload may be replaced once the lock is released: an inline delivery
@@ -105,6 +105,21 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
         if let inline { deliverImmediately(inline) }
         return token
+    }
+
+    /// Subscribes a callback that does not need its own subscription; see
+    /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
+    func subscribe(
+        event: Int,
+        lane selector: LaneSelector,
+        replayLatest: Bool,
+        callback: consuming ErasedCallback
+    ) -> EventSubscription {
+        // Moved into the entry, not copied: a copy retained the callback only to release this one.
+        var callback = Optional(callback)
+        return subscribe(event: event, lane: selector, replayLatest: replayLatest) { _ in
+            callback.take().unsafelyUnwrapped
+        }
     }
 
     /// Subscribes to the event `key`, added on first use; see
@@ -158,20 +173,34 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// Cancelled, it returns at once: the subscription has ended, as after ``cancel(_:)``, but the
     /// call a pass is making, or has reached, may still run.
     func off(_ token: EventSubscription) async {
+        if let bucket = endWaitingForPass(token) { await waitForPass(bucket: bucket, id: token.listenerID) }
+    }
+
+    /// Ends a subscription for `off`, without waiting.
+    ///
+    /// - Returns: `nil` when no callback of it can run any more; otherwise the number of the
+    ///   bucket whose running pass may still call it, for ``waitForPass(bucket:id:)``.
+    func endWaitingForPass(_ token: EventSubscription) -> Int? {
         var work = AfterUnlock()
-        let waitFor = state.withLock { state -> (lane: Int, bucket: Int, id: UInt64)? in
+        let bucket = state.withLock { state -> Int? in
             guard let ended = state.registry.end(token) else { return nil }
-            return state.end(ended, into: &work) ? (ended.bucket.lane, ended.bucket.number, ended.id) : nil
+            return state.end(ended, into: &work) ? ended.bucketRef._withUnsafeGuaranteedRef { $0.number } : nil
         }
         work.run(diagnostics: diagnostics, storage: self)
-        guard let waitFor else { return }
+        return bucket
+    }
+
+    /// Returns once the pass of its lane can no longer call the ended subscription with id `id` in
+    /// `bucket`, or once the task is cancelled (at once if it already was): the second half of
+    /// ``off(_:)``.
+    func waitForPass(bucket: Int, id: UInt64) async {
         let waiter = BusWaiter()
+        let lane = state.withLock { $0.registry.buckets[bucket].lane }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let (waiting, watchers) = state.withLock { state in
-                    let lane = waitFor.lane
                     guard !waiter.isCancelled, state.lanes[lane].isPassActive,
-                        state.lanes[lane].cursor.mayCall(bucket: waitFor.bucket, id: waitFor.id)
+                        state.lanes[lane].cursor.mayCall(bucket: bucket, id: id)
                     else {
                         waiter.state = .done
                         return (false, [CheckedContinuation<Void, Never>]())
@@ -187,7 +216,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         } onCancel: {
             let continuation = state.withLock { state in
                 let continuation = waiter.cancel()
-                if continuation != nil { state.lanes[waitFor.lane].removeOffWaiter(waiter) }
+                if continuation != nil { state.lanes[lane].removeOffWaiter(waiter) }
                 return continuation
             }
             continuation?.resume()

@@ -38,7 +38,10 @@ struct ErasedCallback: @unchecked Sendable {
     }
 
     /// What a released entry holds: captures nothing, so it retains nothing.
-    static let released = ErasedCallback(function: { _ in })
+    ///
+    /// Computed: a closure that captures nothing is a constant, and a stored static would be a
+    /// lazily initialized global, checked on every `off`.
+    static var released: ErasedCallback { ErasedCallback(function: { _ in }) }
 
     /// A callback of `Payload` in the one-pointer convention: the layout of an ``ErasedCallback``.
     private struct Holder<Payload> {

@@ -31,11 +31,17 @@ struct ListenerRegistry {
 
     /// A subscription that ended: its entry is marked, its slot is free, and the caller decides
     /// when its callback can be released.
+    ///
+    /// Its bucket is unretained: the registry keeps every bucket while the bus lives, and an
+    /// `Ended` lives only under the lock that ended it. (Retaining it cost a retain and a release
+    /// per `off`.)
     struct Ended {
         let id: UInt64
-        let bucket: ListenerBucket
+        let bucketRef: Unmanaged<ListenerBucket>
         let position: Int
         let lifetime: SubscriptionLifetime?
+
+        var bucket: ListenerBucket { bucketRef.takeUnretainedValue() }
     }
 
     /// The one handle of a subscription, held weakly: the handle's holders own the subscription.
@@ -124,36 +130,45 @@ struct ListenerRegistry {
     ///   - lifetime: The owner and end hook, if any.
     ///   - makeToken: Makes the subscription's token from its listener id and slot.
     ///   - makeCallback: Makes the callback, given the subscription's own token.
-    /// - Returns: The token and the entry's bucket; `nil` bucket once the registry is closed (the
-    ///   token is then inert).
+    /// - Returns: The token and the entry's bucket, unretained (the registry keeps it); `nil` bucket
+    ///   once the registry is closed (the token is then inert).
     mutating func subscribe(
         event: Int,
         lane: Int,
         lifetime: SubscriptionLifetime?,
         token makeToken: (_ listenerID: UInt64, _ slot: Int) -> EventSubscription,
         makeCallback: (EventSubscription) -> ErasedCallback
-    ) -> (token: EventSubscription, bucket: ListenerBucket?) {
+    ) -> (token: EventSubscription, bucket: Unmanaged<ListenerBucket>?) {
         let id = nextID
         nextID += 1
         guard !isClosed else { return (makeToken(id, -1), nil) }
-        let bucket = bucket(event: event, lane: lane)
+        let bucketRef = bucket(event: event, lane: lane)
         let slot = freeSlots.popLast() ?? appendSlot()
         let token = makeToken(id, Int(slot))
-        let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
-        if bucket.liveCount == 1 { routes[event].append(Route(bucket: .passUnretained(bucket), lane: lane)) }
-        slots[Int(slot)] = Slot(bucket: Int32(bucket.number), position: Int32(position))
+        let (number, position, isFirst) = bucketRef._withUnsafeGuaranteedRef { bucket in
+            let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
+            return (bucket.number, position, bucket.liveCount == 1)
+        }
+        if isFirst { routes[event].append(Route(bucket: bucketRef, lane: lane)) }
+        slots[Int(slot)] = Slot(bucket: Int32(number), position: Int32(position))
         if let lifetime {
             lifetimes[slot] = lifetime
             if lifetime.ownerID != nil { ownerBoundCount += 1 }
         }
-        return (token, bucket)
+        return (token, bucketRef)
     }
 
-    /// The bucket of `event` in `lane`, created on first use.
-    private mutating func bucket(event: Int, lane: Int) -> ListenerBucket {
+    /// The bucket of `event` in `lane`, created on first use; unretained, as the registry keeps it.
+    @inline(__always)
+    private mutating func bucket(event: Int, lane: Int) -> Unmanaged<ListenerBucket> {
         if lane < bucketNumbers.count, event < bucketNumbers[lane].count, bucketNumbers[lane][event] >= 0 {
-            return buckets[bucketNumbers[lane][event]]
+            return .passUnretained(buckets[bucketNumbers[lane][event]])
         }
+        return .passUnretained(addBucket(event: event, lane: lane))
+    }
+
+    @inline(never)
+    private mutating func addBucket(event: Int, lane: Int) -> ListenerBucket {
         while bucketNumbers.count <= lane { bucketNumbers.append([]) }
         while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
         let bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
@@ -201,16 +216,39 @@ struct ListenerRegistry {
     ///
     /// Marks its entry ended, so that passes skip it, and frees its slot.
     mutating func end(_ token: EventSubscription) -> Ended? {
-        guard liveSlot(of: token) != nil else { return nil }
-        return end(slot: Int32(token.slot))
+        guard token.busID == busID, slots.indices.contains(token.slot) else { return nil }
+        let row = slots[token.slot]
+        guard !row.isFree else { return nil }
+        let bucketRef = Unmanaged.passUnretained(buckets[Int(row.bucket)])
+        // A slot is reused once free: the entry it points at says whose it is now.
+        let isEmpty = bucketRef._withUnsafeGuaranteedRef { bucket -> Bool? in
+            let entry = bucket.entry(at: Int(row.position))
+            guard entry.pointee.id == token.listenerID else { return nil }
+            bucket.markEnded(entry)
+            return bucket.liveCount == 0
+        }
+        guard let isEmpty else { return nil }
+        return end(slot: Int32(token.slot), row: row, id: token.listenerID, bucket: bucketRef, isEmpty: isEmpty)
     }
 
     private mutating func end(slot: Int32) -> Ended {
         let row = slots[Int(slot)]
-        let bucket = buckets[Int(row.bucket)]
-        let id = bucket.entry(at: Int(row.position)).pointee.id
-        bucket.markEnded(at: Int(row.position))
-        if bucket.liveCount == 0 { removeRoute(to: bucket) }
+        let bucketRef = Unmanaged.passUnretained(buckets[Int(row.bucket)])
+        let (id, isEmpty) = bucketRef._withUnsafeGuaranteedRef { bucket in
+            let entry = bucket.entry(at: Int(row.position))
+            bucket.markEnded(entry)
+            return (entry.pointee.id, bucket.liveCount == 0)
+        }
+        return end(slot: slot, row: row, id: id, bucket: bucketRef, isEmpty: isEmpty)
+    }
+
+    /// Frees the slot of a subscription whose entry was just marked ended, and stops routing to
+    /// its bucket if it was the bucket's last live one.
+    @inline(__always)
+    private mutating func end(
+        slot: Int32, row: Slot, id: UInt64, bucket bucketRef: Unmanaged<ListenerBucket>, isEmpty: Bool
+    ) -> Ended {
+        if isEmpty { removeRoute(to: bucketRef) }
         slots[Int(slot)] = .free
         freeSlots.append(slot)
         // Most subscriptions have no lifetime: skip hashing the slot when none has.
@@ -223,7 +261,7 @@ struct ListenerRegistry {
             slots.removeAll(keepingCapacity: keep)
             freeSlots.removeAll(keepingCapacity: keep)
         }
-        return Ended(id: id, bucket: bucket, position: Int(row.position), lifetime: lifetime)
+        return Ended(id: id, bucketRef: bucketRef, position: Int(row.position), lifetime: lifetime)
     }
 
     /// Ends every subscription bound to the owner with identity `ownerID`.
@@ -302,9 +340,9 @@ struct ListenerRegistry {
     }
 
     /// Stops routing fires to `bucket`, which has no live subscription left.
-    private mutating func removeRoute(to bucket: ListenerBucket) {
-        let event = bucket.event
-        if let index = routes[event].firstIndex(where: { $0.bucket.takeUnretainedValue() === bucket }) {
+    private mutating func removeRoute(to bucket: Unmanaged<ListenerBucket>) {
+        let event = bucket._withUnsafeGuaranteedRef { $0.event }
+        if let index = routes[event].firstIndex(where: { $0.bucket.toOpaque() == bucket.toOpaque() }) {
             routes[event].remove(at: index)
         }
     }
