@@ -143,9 +143,12 @@ final class ListenerBucket: @unchecked Sendable {
     ///
     /// Only while no pass can be calling it; the caller releases the result after unlocking.
     func takeCallback(at position: Int) -> ErasedCallback {
-        // Swapped out, not copied: a copy would retain the callback only to release the entry's.
-        var callback = ErasedCallback.released
-        swap(&callback, &entry(at: position).pointee.callback)
+        // Moved out through the field's own address, not copied (a copy would retain the callback
+        // only to release the entry's), and not through an `inout` access to the entry: that
+        // access spans the whole entry, whose `id` a pass of the lane may be reading meanwhile.
+        let field = ListenerEntry.callback(of: entry(at: position))
+        let callback = field.move()
+        field.initialize(to: .released)
         return callback
     }
 

@@ -28,6 +28,17 @@ struct ListenerEntry {
         sdk_event_bus_load_acquire_32(&entry.pointee.state) == live
     }
 
+    /// The address of `entry`'s callback, reached without a formal access to the entry.
+    @inline(__always)
+    static func callback(of entry: UnsafeMutablePointer<ListenerEntry>) -> UnsafeMutablePointer<ErasedCallback> {
+        (UnsafeMutableRawPointer(entry) + callbackOffset).assumingMemoryBound(to: ErasedCallback.self)
+    }
+
+    /// Where ``callback`` lies in an entry: after `id`, `state` and `slot`. A constant, not
+    /// `MemoryLayout.offset(of:)`, whose key path is a lazily initialized global; a test checks
+    /// that the two agree.
+    static var callbackOffset: Int { 16 }
+
     /// Ends the subscription, with release ordering; the caller holds the bus's lock.
     static func markEnded(_ entry: UnsafeMutablePointer<ListenerEntry>) {
         sdk_event_bus_store_release_32(&entry.pointee.state, ended)

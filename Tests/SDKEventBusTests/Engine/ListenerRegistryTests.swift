@@ -45,6 +45,10 @@ private let updated = 1
 private let bucketing = 3
 
 @Suite struct ListenerRegistryTests {
+    @Test func anEntrysCallbackLiesWhereTakingItWithoutAnAccessToTheEntryLooksForIt() {
+        #expect(MemoryLayout<ListenerEntry>.offset(of: \ListenerEntry.callback) == ListenerEntry.callbackOffset)
+    }
+
     @Test func subscriptionsGetIncreasingIdsInSubscriptionOrder() {
         var registry = ListenerRegistry(busID: 1, eventCount: 10)
         let ids = (0..<5).map { _ in registry.add(ready).listenerID }
