@@ -272,6 +272,18 @@ extension BusStorage.State {
         lanes[lane].cursor.clearRequests()
     }
 
+    /// Takes the callback of the ended subscription `id` in bucket `number`, if its release was
+    /// left to the running pass of `lane`, for release after unlocking: once the pass is past it.
+    mutating func releaseDeferred(id: UInt64, bucket number: Int, lane: Int, into work: inout AfterUnlock) {
+        guard
+            let index = lanes[lane].deferredReleases.firstIndex(where: { bucket, position in
+                bucket.number == number && bucket.entry(at: position).pointee.id == id
+            })
+        else { return }
+        let (bucket, position) = lanes[lane].deferredReleases.remove(at: index)
+        work.release(bucket.takeCallback(at: position))
+    }
+
     /// Takes the `off` callers waiting on the pass of `lane`, to resume after unlocking.
     ///
     /// Out of line: a waiter holds a continuation, whose size the compiler learns only at run time,

@@ -195,14 +195,23 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// ``off(_:)``.
     func waitForPass(bucket: Int, id: UInt64) async {
         let waiter = BusWaiter()
-        let lane = state.withLock { $0.registry.buckets[bucket].lane }
+        // Checked, not trusted: this is an entry of the library-evolution ABI, which a client
+        // built against another version of the package calls with what its `off` was given.
+        let lane = state.withLock { state in
+            bucket < state.registry.buckets.count ? state.registry.buckets[bucket].lane : nil
+        }
+        guard let lane else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                var work = AfterUnlock()
                 let (waiting, watchers) = state.withLock { state in
-                    guard !waiter.isCancelled, state.lanes[lane].isPassActive,
-                        state.lanes[lane].cursor.mayCall(bucket: bucket, id: id)
-                    else {
+                    let mayCall =
+                        state.lanes[lane].isPassActive && state.lanes[lane].cursor.mayCall(bucket: bucket, id: id)
+                    guard !waiter.isCancelled, mayCall else {
                         waiter.state = .done
+                        // The pass has moved past the listener since it was ended: its callback,
+                        // left for the pass to release, is released before `off` returns.
+                        if !mayCall { state.releaseDeferred(id: id, bucket: bucket, lane: lane, into: &work) }
                         return (false, [CheckedContinuation<Void, Never>]())
                     }
                     waiter.wait(on: continuation)
@@ -210,6 +219,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
                     state.lanes[lane].cursor.request()
                     return (true, state.takeSatisfiedWatchers())
                 }
+                if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
                 if !waiting { continuation.resume() }
                 for watcher in watchers { watcher.resume() }
             }

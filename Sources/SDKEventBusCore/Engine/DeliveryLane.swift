@@ -27,7 +27,9 @@ struct DeliveryLane {
     /// A job scheduled to run the lane's drain: which one, and its priority (a `TaskPriority`'s raw
     /// value; 0 for the scheduling caller's own).
     struct Job: Equatable {
-        var generation: UInt32
+        /// 64 bits: every inline immediate delivery starts a generation, and one that wrapped
+        /// would make a job superseded long ago current again.
+        var generation: UInt64
         var priority: UInt8
     }
 

@@ -34,9 +34,10 @@ struct ListenerEntry {
         (UnsafeMutableRawPointer(entry) + callbackOffset).assumingMemoryBound(to: ErasedCallback.self)
     }
 
-    /// Where ``callback`` lies in an entry: after `id`, `state` and `slot`. A constant, not
-    /// `MemoryLayout.offset(of:)`, whose key path is a lazily initialized global; a test checks
-    /// that the two agree.
+    /// Where ``callback`` lies in an entry, after `id`, `state` and `slot`.
+    ///
+    /// A constant, not `MemoryLayout.offset(of:)`, whose key path is a lazily initialized global;
+    /// a test checks that the two agree.
     static var callbackOffset: Int { 16 }
 
     /// Ends the subscription, with release ordering; the caller holds the bus's lock.

@@ -23,6 +23,44 @@ import Testing
         await bus.flush()
     }
 
+    /// An `off` that need not wait still does not return while the bus retains the callback.
+    ///
+    /// The pass is at the listener before it when the subscription ends, so its release is left
+    /// to the pass; by the time `off` looks again the pass has moved past it. The test runs the two
+    /// halves that the inlined `off` calls apart, to pin that interleaving.
+    @Test func offThatNeedNotWaitReturnsWithTheCallbackReleasedEvenWhenThePassWasLeftToReleaseIt() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let enteredX = DispatchSemaphore(value: 0)
+        let proceedX = DispatchSemaphore(value: 0)
+        let enteredZ = DispatchSemaphore(value: 0)
+        let proceedZ = DispatchSemaphore(value: 0)
+        _ = bus.on(.bucketing, delivery: .immediate) { _ in
+            enteredX.signal()
+            proceedX.wait()
+        }
+        weak var weakCanary: Canary?
+        let y: EventSubscription = {
+            let canary = Canary()
+            weakCanary = canary
+            return bus.on(.bucketing, delivery: .immediate) { _ in _ = canary }
+        }()
+        _ = bus.on(.bucketing, delivery: .immediate) { _ in
+            enteredZ.signal()
+            proceedZ.wait()
+        }
+        onAThreadOfItsOwn { emitter.fire(SamplePayloads.sample(.bucketing)) }
+        _ = await offThePool { enteredX.wait(timeout: .now() + 30) }
+        let bucket = bus.storage.endWaitingForPass(y)
+        #expect(bucket != nil, "the pass, at the listener before, may call it: its release is deferred")
+        proceedX.signal()
+        _ = await offThePool { enteredZ.wait(timeout: .now() + 30) }
+        if let bucket { await bus.storage.waitForPass(bucket: bucket, id: y.listenerID) }
+        let retained = weakCanary != nil
+        proceedZ.signal()
+        await bus.flush()
+        #expect(!retained, "off returned while the bus still retained the callback")
+    }
+
     @Test func offWaitsForTheCallbackARunningPassIsCalling() async {
         let (bus, emitter) = EventBus.makeBus()
         let entered = DispatchSemaphore(value: 0)
