@@ -27,7 +27,7 @@ import Testing
         let sink = HeldSink(executor: executor)
         let seen = LockedValue<[(number: Int, priority: TaskPriority)]>([])
         bus.on(.apiQueueReleased, delivery: .isolated(to: sink)) { _, payload in
-            seen.withLock { $0.append((Self.number(payload), Task.currentPriority)) }
+            seen.withLock { $0.append((payload.number ?? -1, Task.currentPriority)) }
         }
         // Nothing runs on the actor until the test says so: the low fire's job waits, and the high
         // fire finds the lane's drain scheduled at a lower priority.
@@ -50,8 +50,8 @@ import Testing
         let entered = LockedValue<CheckedContinuation<Void, Never>?>(nil)
         let gate = DispatchSemaphore(value: 0)
         bus.on(.apiQueueReleased, delivery: .immediate) { payload in
-            let number = Self.number(payload)
-            seen.withLock { $0.append((number, Task.currentPriority, Self.isFiring)) }
+            let number = payload.number ?? -1
+            seen.withLock { $0.append((number, Task.currentPriority, FiringThread.isCurrent)) }
             guard number == 0 else { return }
             // The firing thread (a thread of its own) holds the lane while the others fire.
             entered.withLock { $0.take() }?.resume()
@@ -59,7 +59,7 @@ import Testing
         }
         await withCheckedContinuation { continuation in
             entered.withLock { $0 = continuation }
-            onAThreadOfItsOwn { Self.whileFiring { emitter.fire(SamplePayloads.numbered(0)) } }
+            onAThreadOfItsOwn { FiringThread.whileFiring { emitter.fire(SamplePayloads.numbered(0)) } }
         }
         await Self.fire(1, at: .low, emitter)
         await Self.fire(2, at: .high, emitter)
@@ -77,7 +77,7 @@ import Testing
     @Test func mainActorFiresOfAHigherPriorityJoinTheJobAlreadyScheduledAndKeepFireOrder() async {
         let (bus, emitter) = EventBus.makeBus()
         let seen = LockedValue<[Int]>([])
-        bus.on(.apiQueueReleased) { payload in seen.withLock { $0.append(Self.number(payload)) } }
+        bus.on(.apiQueueReleased) { payload in seen.withLock { $0.append(payload.number ?? -1) } }
         emitter.fire(SamplePayloads.numbered(0))  // schedules the lane's job, which waits for the main actor
         let scheduled = bus.storage.state.withLock { $0.lanes[BusStorage.mainLane].job }
         // A high-priority task fires while the test holds the main actor: it blocks the main
@@ -98,7 +98,7 @@ import Testing
         let (bus, emitter) = EventBus.makeBus()
         let sink = PrioritySink()
         bus.on(.apiQueueReleased, delivery: .isolated(to: sink)) { sink, payload in
-            sink.record(Self.number(payload), Task.currentPriority)
+            sink.record(payload.number ?? -1, Task.currentPriority)
         }
         await Task.detached(priority: .high) {
             emitter.fire(SamplePayloads.numbered(0))
@@ -118,23 +118,6 @@ import Testing
                 continuation.resume()
             }
         }
-    }
-
-    private static let firingKey = "DrainPriorityTests.firing"
-
-    /// Runs `fire` with the current thread marked as the firing one.
-    private static func whileFiring(_ fire: () -> Void) {
-        Thread.current.threadDictionary[firingKey] = true
-        defer { Thread.current.threadDictionary.removeObject(forKey: firingKey) }
-        fire()
-    }
-
-    /// Whether the current thread is inside ``whileFiring(_:)``.
-    private static var isFiring: Bool { Thread.current.threadDictionary[firingKey] != nil }
-
-    private static func number(_ payload: EventPayloadValue) -> Int {
-        guard case .apiQueueReleased(let released) = payload else { return -1 }
-        return released.eventCount
     }
 }
 

@@ -18,12 +18,12 @@ import Testing
         bus.storage.limitJobs(toCallbacks: 3)
         let calls = LockedValue<[(number: Int, onFiringThread: Bool)]>([])
         bus.on(.apiQueueReleased, delivery: .immediate) { payload in
-            let number = Self.number(payload)
-            calls.withLock { $0.append((number, Self.isFiring)) }
+            let number = payload.number ?? -1
+            calls.withLock { $0.append((number, FiringThread.isCurrent)) }
             // Fires made meanwhile: they queue behind the one being delivered.
             if number == 0 { for next in 1...10 { emitter.fire(SamplePayloads.numbered(next)) } }
         }
-        Self.whileFiring { emitter.fire(SamplePayloads.numbered(0)) }
+        FiringThread.whileFiring { emitter.fire(SamplePayloads.numbered(0)) }
         let onFiringThread = calls.withLock { $0.filter(\.onFiringThread).map(\.number) }
         #expect(onFiringThread == [0, 1, 2, 3], "its own fire, then one job's budget of the others")
         await bus.flush()
@@ -49,7 +49,7 @@ import Testing
         let received = LockedValue<[Int: [Int]]>([:])
         for listener in 0..<2 {
             bus.on(.apiQueueReleased, delivery: .immediate) { payload in
-                let number = Self.number(payload)
+                let number = payload.number ?? -1
                 received.withLock { $0[listener * 10 + number / 1_000, default: []].append(number % 1_000) }
             }
         }
@@ -78,29 +78,12 @@ import Testing
             if ended.withLock({ $0 }) { callsAfterOff.withLock { $0 += 1 } }
         }
         bus.on(.apiQueueReleased, delivery: .immediate) { payload in
-            if Self.number(payload) == 0 { for next in 1...200 { emitter.fire(SamplePayloads.numbered(next)) } }
+            if payload.number == 0 { for next in 1...200 { emitter.fire(SamplePayloads.numbered(next)) } }
         }
         emitter.fire(SamplePayloads.numbered(0))  // hands 200 fires on, one callback per job
         await bus.off(subscription)
         ended.withLock { $0 = true }
         await bus.flush()
         #expect(callsAfterOff.withLock { $0 } == 0)
-    }
-
-    private static let firingKey = "ImmediateHandOffTests.firing"
-
-    /// Runs `fire` with the current thread marked as the firing one.
-    private static func whileFiring(_ fire: () -> Void) {
-        Thread.current.threadDictionary[firingKey] = true
-        defer { Thread.current.threadDictionary.removeObject(forKey: firingKey) }
-        fire()
-    }
-
-    /// Whether the current thread is inside ``whileFiring(_:)``.
-    private static var isFiring: Bool { Thread.current.threadDictionary[firingKey] != nil }
-
-    private static func number(_ payload: EventPayloadValue) -> Int {
-        guard case .apiQueueReleased(let released) = payload else { return -1 }
-        return released.eventCount
     }
 }
