@@ -64,7 +64,12 @@ import Testing
         let baseline = bus.storage.footprint
         await DispatchQueueActor.run("million owner-bound subscription cycles") { _ in await cycles(Self.cycles) }
         let after = bus.storage.footprint
-        #expect(after == baseline, "nothing grew with the cycles")
+        // An owner's identity is its address, which the allocator may give the next owner or not:
+        // how many subscriptions of dead owners wait for a sweep at once, and so how many rows the
+        // slot table grew to, varies between runs within the sweep's bound (checked below).
+        var sameSlotRows = after
+        sameSlotRows.slotCapacity = baseline.slotCapacity
+        #expect(sameSlotRows == baseline, "nothing grew with the cycles but the slot table's spare rows")
         #expect(after.entries == 0 && after.liveSubscriptions == 0, "every subscription and its owner record is gone")
         #expect(after.lanes == 2 && after.laneBufferCapacity == 0)
         // Kept: the slot table's and owner table's few rows of capacity. The empty buckets keep no
