@@ -27,9 +27,11 @@ struct DeliveryLane {
     /// A job scheduled to run the lane's drain: which one, and its priority (a `TaskPriority`'s raw
     /// value; 0 for the scheduling caller's own).
     struct Job: Equatable {
-        /// 64 bits: every inline immediate delivery starts a generation, and one that wrapped
-        /// would make a job superseded long ago current again.
-        var generation: UInt64
+        /// Wraps after 2³² generations (every inline immediate delivery starts one), so a job
+        /// superseded long ago could share the current job's generation: ``start(_:)`` also asks
+        /// that the current job has not started. (64 bits would make the lane 8 bytes larger, and
+        /// that alone made one listener fed from the pool 1.6× slower.)
+        var generation: UInt32
         var priority: UInt8
     }
 
@@ -262,7 +264,9 @@ struct DeliveryLane {
     /// delivery (see ``takeBatch()``); `nil` when a later job superseded it (the drain goes on in
     /// that one) or nothing is queued (the drain ends).
     mutating func start(_ job: Job?) -> HeldBatch? {
-        guard isCurrent(job) else { return nil }
+        // A scheduled job starts once; a current job already started is another with the same
+        // generation (a firing thread's, after the generation wrapped), and this one is stale.
+        guard isCurrent(job), job == nil || !isJobStarted else { return nil }
         isJobStarted = true
         if let held {
             self.held = nil

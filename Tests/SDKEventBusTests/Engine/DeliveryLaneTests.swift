@@ -44,7 +44,19 @@ import Testing
         #expect(batch?.buffer.count == 2, "the high job carries both fires")
         _ = lane.finishBatch(count: 2, recycling: nil)
         batch?.buffer.removeAll()
-        #expect(lane.start(high) == nil && !lane.isDraining, "then the drain ends")
+        #expect(lane.takeBatch() == nil && !lane.isDraining, "then the drain ends")
+    }
+
+    @Test func aStaleJobWhoseGenerationCameRoundAgainStartsNothingOnceTheCurrentJobHasStarted() {
+        var lane = DeliveryLane(name: "immediate", layout: .of(Int.self))
+        let bucket = ListenerBucket(number: 0, event: 0, lane: 1)
+        lane.startInlineDelivery()
+        _ = Self.enqueue(&lane, bucket, priority: 9, preemptsRunningJob: false)
+        // After 2³² generations a job superseded long ago carries the current generation again;
+        // the current job, a firing thread's, has started: the stale one must take nothing.
+        let stale = lane.job
+        #expect(lane.start(stale) == nil, "two jobs never deliver one lane at once")
+        #expect(lane.takeBatch()?.count == 1, "the queued fire stays for the job that runs the lane")
     }
 
     @Test func onTheImmediateLaneOnlyAJobThatHasNotStartedIsSupersededAndARunningOneYieldsAtItsBatchEnd() {
