@@ -10,14 +10,18 @@ let package = Package(
     // (iOS 17) and the overloads that take a custom `Clock` (iOS 16) ask for more, with `@available`.
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
-        // The generic core an SDK embeds: the engine, catalogue buses, app buses, readiness, the
-        // configuration lifecycle, HTTP fetching, caching and the client. No vendor's domain.
+        // The generic core an SDK embeds: the engine, catalogue buses, readiness, the configuration
+        // lifecycle, HTTP fetching, caching and the client. No vendor's domain.
         .library(name: "SDKEventBusCore", targets: ["SDKEventBusCore"]),
+        // App-level buses on the core's engine, for app code: events published and subscribed by type,
+        // owner-bound and one-shot subscriptions, scoped buses, an all-events feed. An SDK never needs it.
+        .library(name: "SDKEventBusAppEvents", targets: ["SDKEventBusAppEvents"]),
         // The JSON wire form of a catalogue's payloads, for bridges (React Native, Flutter) and
         // analytics forwarding: `WireCodablePayload`, with canonical bytes. Optional for an SDK.
         .library(name: "SDKEventBusWire", targets: ["SDKEventBusWire"]),
         // The built-in catalogue (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
-        // …) on top of the core and the wire form, which it re-exports: `import SDKEventBus` gives all.
+        // …) on top of the core, the wire form and the app buses, which it re-exports: `import
+        // SDKEventBus` gives all.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
         // Test doubles and test hooks for the tests of code that uses the bus, SDKs' and apps': a test
         // clock, recorders, a scripted fetch service, a catalogue conformance check.
@@ -29,7 +33,8 @@ let package = Package(
         .target(name: "_SDKEventBusAtomics"),
         .target(name: "SDKEventBusCore", dependencies: ["_SDKEventBusAtomics"]),
         .target(name: "SDKEventBusWire", dependencies: ["SDKEventBusCore"]),
-        .target(name: "SDKEventBus", dependencies: ["SDKEventBusCore", "SDKEventBusWire"]),
+        .target(name: "SDKEventBusAppEvents", dependencies: ["SDKEventBusCore", "_SDKEventBusAtomics"]),
+        .target(name: "SDKEventBus", dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents"]),
         .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus"]),
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
@@ -38,7 +43,8 @@ let package = Package(
         .testTarget(
             name: "SDKEventBusTests",
             dependencies: [
-                "SDKEventBusCore", "SDKEventBusWire", "SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer",
+                "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
+                "LoopbackHTTPServer",
             ],
             resources: [.copy("Resources")]
         ),

@@ -40,8 +40,9 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (326, 336),
+    "SDKEventBusCore": (290, 323),
     "SDKEventBusWire": (11, 27),
+    "SDKEventBusAppEvents": (36, 16),
     "SDKEventBus": (287, 132),
     "SDKEventBusTesting": (87, 119),
 }

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SDKEventBusCore SDKEventBusWire SDKEventBus SDKEventBusTesting)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBusAppEvents SDKEventBus SDKEventBusTesting)
 
 python3 Scripts/sync-docc.py --check
 

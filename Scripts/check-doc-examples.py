@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "Scripts" / "doc-examples"
-MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus", "SDKEventBusTesting"]
+MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting"]
 LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
 DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
 # Documents for an SDK author with a catalogue of their own: they import the core only.
@@ -51,7 +51,7 @@ DECLARATION = re.compile(
 )
 ATTRIBUTE_ONLY = re.compile(r"^@[\w.]+(?:\([^)]*\))?\s*$")
 LITERALS = re.compile(r'#"(?:[^"]|"(?!#))*"#|"(?:[^"\\]|\\.)*"')
-APP_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusTesting", "Testing", "XCTest"]
+APP_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusAppEvents", "SDKEventBusTesting", "Testing", "XCTest"]
 CORE_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusTesting", "Testing", "XCTest"]
 
 

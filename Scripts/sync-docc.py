@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "Docs"
-MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus", "SDKEventBusTesting"]
+MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting"]
 # The modules whose types a module extends in its public API.
 EXTENDS = {"SDKEventBusTesting": {"SDKEventBusCore"}}
 # Each guide, in the catalog of the module it documents.
@@ -41,7 +41,7 @@ GUIDES = {
     "Subscriptions": "SDKEventBusCore",
     "DeliveryContexts": "SDKEventBusCore",
     "DeliveryGuarantees": "SDKEventBusCore",
-    "AppEvents": "SDKEventBusCore",
+    "AppEvents": "SDKEventBusAppEvents",
     "ReadinessAndLifecycle": "SDKEventBusCore",
     "OnlineOfflineAndCache": "SDKEventBusCore",
     "BuiltInCatalogue": "SDKEventBus",

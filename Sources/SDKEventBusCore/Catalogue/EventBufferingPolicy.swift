@@ -16,7 +16,7 @@ public enum EventBufferingPolicy: Sendable, Equatable {
     /// Bounded, so a consumer that stops iterating cannot grow memory without limit.
     public static let `default` = EventBufferingPolicy.bufferingNewest(256)
 
-    func streamPolicy<Element>(for _: Element.Type) -> AsyncStream<Element>.Continuation.BufferingPolicy {
+    package func streamPolicy<Element>(for _: Element.Type) -> AsyncStream<Element>.Continuation.BufferingPolicy {
         switch self {
         case .unbounded: .unbounded
         case .bufferingOldest(let limit): .bufferingOldest(max(limit, 1))

@@ -23,21 +23,21 @@
 /// `flush` callers waiting on it; ``ReplayStore`` keeps the payloads replayed to late listeners;
 /// ``DeliveryPass`` is the loop that calls the listeners; BusStorage+TestHooks.swift and
 /// ``WaiterWatchers`` hold what only tests use.
-final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
+package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     // @unchecked: all mutable state is in `state`, behind its lock; the rest is immutable.
 
     static let mainLane = 0
     static let immediateLane = 1
     let busID: UInt64
     let state: LockedValue<State>
-    let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
+    package let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
     /// The cursors of the two lanes every bus has, read without the lock.
     private let mainCursor: PassCursor
     private let immediateCursor: PassCursor
     /// How to destroy a replaced replay once the lock is released.
     private let layout: PayloadLayout
 
-    init(layout: PayloadLayout, replayRules: [ReplayRule], diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
+    package init(layout: PayloadLayout, replayRules: [ReplayRule], diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
         busID = Self.makeBusID()
         self.diagnostics = diagnostics
         self.layout = layout
@@ -68,7 +68,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///   - replayLatest: Whether to replay the latest payload of a ``ReplayRule/latestOnRequest`` event.
     ///   - makeCallback: Makes the callback, given the subscription's own token.
     /// - Returns: The token. On a shut-down bus it is inert and the end hook has already run.
-    func subscribe(
+    package func subscribe(
         event: Int,
         lane selector: LaneSelector,
         lifetime: SubscriptionLifetime? = nil,
@@ -124,7 +124,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Subscribes to the event `key`, added on first use; see
     /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
-    func subscribe(
+    package func subscribe(
         key: ObjectIdentifier,
         lane: LaneSelector,
         lifetime: SubscriptionLifetime? = nil,
@@ -140,7 +140,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///
     /// A pass on another thread that is calling the callback at this moment may finish it, and one
     /// that has already reached it may still call it once; the pass releases it when it finishes.
-    func cancel(_ token: EventSubscription) {
+    package func cancel(_ token: EventSubscription) {
         var work = AfterUnlock()
         state.withLock { state in
             guard let ended = state.registry.end(token) else { return }
@@ -172,7 +172,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// it in the same fire); otherwise returns after the lock. Never waits for a busy executor.
     /// Cancelled, it returns at once: the subscription has ended, as after ``cancel(_:)``, but the
     /// call a pass is making, or has reached, may still run.
-    func off(_ token: EventSubscription) async {
+    package func off(_ token: EventSubscription) async {
         if let bucket = endWaitingForPass(token) { await waitForPass(bucket: bucket, id: token.listenerID) }
     }
 
@@ -234,7 +234,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// Ends every subscription bound to `owner`.
-    func cancelAll(ownedBy owner: AnyObject) {
+    package func cancelAll(ownedBy owner: AnyObject) {
         let ownerID = ObjectIdentifier(owner)
         var work = AfterUnlock()
         state.withLock { state in _ = state.end(state.registry.endAll(ownedBy: ownerID), into: &work) }
@@ -242,7 +242,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// Ends every subscription, and keeps accepting new ones: a bus reset, unlike ``shutDown()``.
-    func cancelAll() {
+    package func cancelAll() {
         var work = AfterUnlock()
         state.withLock { state in _ = state.end(state.registry.endAll(), into: &work) }
         work.run(diagnostics: diagnostics, storage: self)
@@ -260,7 +260,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// The number of live subscriptions to the event `key`.
-    func listenerCount(forKey key: ObjectIdentifier) -> Int {
+    package func listenerCount(forKey key: ObjectIdentifier) -> Int {
         guard let event = state.withLock({ $0.eventsByKey[key] }) else { return 0 }
         return listenerCount(for: event)
     }
@@ -269,7 +269,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///
     /// Fires already queued are dropped, with the rest of a batch a pass holds between two jobs:
     /// their listeners have ended.
-    func shutDown() {
+    package func shutDown() {
         var work = AfterUnlock()
         state.withLock { state in
             state.end(state.registry.close(), into: &work)
@@ -312,7 +312,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Delivers the payload at `payload` to the listeners of the event `key` (nothing when no one
     /// ever subscribed to it), then to those of `alsoEvent`, under one lock.
-    func fire(key: ObjectIdentifier, alsoEvent: Int, payload: UnsafeRawPointer) {
+    package func fire(key: ObjectIdentifier, alsoEvent: Int, payload: UnsafeRawPointer) {
         var work = AfterUnlock()
         let inline = state.withLock { state -> InlineDelivery? in
             var inline: InlineDelivery?
@@ -329,7 +329,7 @@ final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Returns once every fire queued before the call, on every lane, has been delivered, or once
     /// its task is cancelled (at once if it already was).
-    func flush() async {
+    package func flush() async {
         let waiter = BusWaiter()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -33,7 +33,7 @@
 /// An actor's subscriptions are bound to its lifetime: the bus holds it weakly, and they end when
 /// it is deallocated (or with `cancelAll(ownedBy:)`).
 public struct Delivery<Context>: Sendable {
-    let lane: LaneSelector
+    package let lane: LaneSelector
 }
 
 extension Delivery where Context == MainActor {

@@ -1,5 +1,5 @@
 /// Where a subscription's callbacks run: the engine keeps one lane per place.
-enum LaneSelector: @unchecked Sendable {
+package enum LaneSelector: @unchecked Sendable {
     // @unchecked: `any Actor` is Sendable; the enum only carries it to the lock.
 
     /// The main actor: callbacks run in main-actor jobs of at most about 2 ms each.

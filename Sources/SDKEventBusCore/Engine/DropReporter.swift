@@ -5,7 +5,7 @@
 /// remainder when the sequence ends; each report counts one event's drops since its last report. So
 /// the reports of a sequence add up to exactly the events it dropped, and a stalled consumer costs
 /// one report per 256 drops.
-final class DropReporter: Sendable {
+package final class DropReporter: Sendable {
     private struct Counts {
         /// Drops not yet reported, per event, in the order each event first dropped.
         var unreported: [(event: String, count: Int)] = []
@@ -32,13 +32,13 @@ final class DropReporter: Sendable {
     /// Reports at the first drop, then once per this many.
     static let reportInterval = 256
 
-    init(policy: EventBufferingPolicy, diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
+    package init(policy: EventBufferingPolicy, diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
         self.policy = policy
         self.diagnostics = diagnostics
     }
 
     /// Counts one dropped event of `event`, and reports if due.
-    func record(_ event: String) {
+    package func record(_ event: String) {
         guard diagnostics != nil else { return }
         let reports = counts.withLock { counts -> [(event: String, count: Int)] in
             if let index = counts.unreported.firstIndex(where: { $0.event == event }) {
@@ -56,7 +56,7 @@ final class DropReporter: Sendable {
     }
 
     /// Reports the drops not yet reported: the sequence has ended.
-    func finish() {
+    package func finish() {
         guard diagnostics != nil else { return }
         let reports = counts.withLock { counts in
             counts.isFinished = true

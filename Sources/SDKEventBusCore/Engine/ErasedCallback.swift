@@ -3,13 +3,13 @@
 ///
 /// It is the closure the subscriber passed, unchanged: no wrapper, no allocation. The engine calls
 /// it with the address of a payload, on the executor its subscription asked for.
-struct ErasedCallback: @unchecked Sendable {
+package struct ErasedCallback: @unchecked Sendable {
     // @unchecked: `function` is a `@Sendable` closure; the struct only hides its parameter type.
 
     /// A function of the address of one payload.
-    typealias Function = @Sendable (UnsafeRawPointer) -> Void
+    package typealias Function = @Sendable (UnsafeRawPointer) -> Void
 
-    let function: Function
+    package let function: Function
 
     /// Erases a callback of `Payload`.
     ///
@@ -24,14 +24,14 @@ struct ErasedCallback: @unchecked Sendable {
     /// erased function with the address of a `Payload`, on the executor its subscription asked for,
     /// and never calls it anywhere else. `ErasedCallbackTests` exercises payloads of every layout
     /// through it, in debug and release builds.
-    @inline(__always)
-    static func erasing<Payload>(_ callback: @escaping @Sendable (Payload) -> Void) -> ErasedCallback {
+    @inlinable
+    package static func erasing<Payload>(_ callback: @escaping @Sendable (Payload) -> Void) -> ErasedCallback {
         unsafeBitCast(Holder(function: callback), to: ErasedCallback.self)
     }
 
     /// Erases a main-actor callback; the engine calls it only on the main actor.
-    @inline(__always)
-    static func erasing<Payload>(mainActor callback: @escaping @MainActor @Sendable (Payload) -> Void)
+    @inlinable
+    package static func erasing<Payload>(mainActor callback: @escaping @MainActor @Sendable (Payload) -> Void)
         -> ErasedCallback
     {
         unsafeBitCast(MainActorHolder(function: callback), to: ErasedCallback.self)
@@ -44,12 +44,20 @@ struct ErasedCallback: @unchecked Sendable {
     static var released: ErasedCallback { ErasedCallback(function: { _ in }) }
 
     /// A callback of `Payload` in the one-pointer convention: the layout of an ``ErasedCallback``.
-    private struct Holder<Payload> {
-        let function: @Sendable (Payload) -> Void
+    @usableFromInline
+    struct Holder<Payload> {
+        @usableFromInline let function: @Sendable (Payload) -> Void
+
+        @usableFromInline
+        init(function: @escaping @Sendable (Payload) -> Void) { self.function = function }
     }
 
-    private struct MainActorHolder<Payload> {
-        let function: @MainActor @Sendable (Payload) -> Void
+    @usableFromInline
+    struct MainActorHolder<Payload> {
+        @usableFromInline let function: @MainActor @Sendable (Payload) -> Void
+
+        @usableFromInline
+        init(function: @escaping @MainActor @Sendable (Payload) -> Void) { self.function = function }
     }
 }
 
@@ -59,34 +67,50 @@ struct ErasedCallback: @unchecked Sendable {
 /// An `isolated` parameter is an ordinary parameter in the calling convention; only the compiler's
 /// checking treats it specially. Both holders are generic over the same parameters, so their
 /// closures have the same convention.
-@inline(__always)
-func nonisolatedCallback<A: Actor, Value>(
+@inlinable
+package func nonisolatedCallback<A: Actor, Value>(
     _ callback: @escaping @Sendable (isolated A, Value) -> Void
 ) -> @Sendable (A, Value) -> Void {
     unsafeBitCast(IsolatedHolder(function: callback), to: NonisolatedHolder<A, Value>.self).function
 }
 
-private struct IsolatedHolder<A: Actor, Value> {
-    let function: @Sendable (isolated A, Value) -> Void
+@usableFromInline
+struct IsolatedHolder<A: Actor, Value> {
+    @usableFromInline let function: @Sendable (isolated A, Value) -> Void
+
+    @usableFromInline
+    init(function: @escaping @Sendable (isolated A, Value) -> Void) { self.function = function }
 }
 
-private struct NonisolatedHolder<A: Actor, Value> {
-    let function: @Sendable (A, Value) -> Void
+@usableFromInline
+struct NonisolatedHolder<A: Actor, Value> {
+    @usableFromInline let function: @Sendable (A, Value) -> Void
+
+    @usableFromInline
+    init(function: @escaping @Sendable (A, Value) -> Void) { self.function = function }
 }
 
 /// Removes the isolation from an actor-isolated callback of two values; see
 /// ``nonisolatedCallback(_:)-(@Sendable(isolated A,Value)->Void)``.
-@inline(__always)
-func nonisolatedCallback<A: Actor, Value, Extra>(
+@inlinable
+package func nonisolatedCallback<A: Actor, Value, Extra>(
     _ callback: @escaping @Sendable (isolated A, Value, Extra) -> Void
 ) -> @Sendable (A, Value, Extra) -> Void {
     unsafeBitCast(IsolatedHolder2(function: callback), to: NonisolatedHolder2<A, Value, Extra>.self).function
 }
 
-private struct IsolatedHolder2<A: Actor, Value, Extra> {
-    let function: @Sendable (isolated A, Value, Extra) -> Void
+@usableFromInline
+struct IsolatedHolder2<A: Actor, Value, Extra> {
+    @usableFromInline let function: @Sendable (isolated A, Value, Extra) -> Void
+
+    @usableFromInline
+    init(function: @escaping @Sendable (isolated A, Value, Extra) -> Void) { self.function = function }
 }
 
-private struct NonisolatedHolder2<A: Actor, Value, Extra> {
-    let function: @Sendable (A, Value, Extra) -> Void
+@usableFromInline
+struct NonisolatedHolder2<A: Actor, Value, Extra> {
+    @usableFromInline let function: @Sendable (A, Value, Extra) -> Void
+
+    @usableFromInline
+    init(function: @escaping @Sendable (A, Value, Extra) -> Void) { self.function = function }
 }

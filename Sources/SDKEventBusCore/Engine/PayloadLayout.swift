@@ -9,7 +9,7 @@
 /// (a class reference, a `String`, an array), and a byte copy is then their move; but a value that
 /// holds a `weak` reference (to an Objective-C object on Apple platforms, to any object on Linux)
 /// is not, and copying its bytes to a new address would leave the runtime's record of it behind.
-struct PayloadLayout: Sendable {
+package struct PayloadLayout: Sendable {
     /// The payload's size: the bytes a copy reads (none for an empty type such as `Void`, whose
     /// address may not be readable).
     let size: Int
@@ -31,7 +31,7 @@ struct PayloadLayout: Sendable {
     let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
 
     /// The layout of `Payload`.
-    static func of<Payload>(_: Payload.Type) -> PayloadLayout {
+    package static func of<Payload>(_: Payload.Type) -> PayloadLayout {
         PayloadLayout(
             size: MemoryLayout<Payload>.size,
             stride: MemoryLayout<Payload>.stride,

@@ -3,7 +3,7 @@
 ///
 /// Most subscriptions have none, so this lives in a separate object that a listener points to only
 /// when needed, keeping the common listener small.
-final class SubscriptionLifetime: Sendable {
+package final class SubscriptionLifetime: Sendable {
     /// The owner the subscription is bound to; when it is deallocated the subscription ends.
     weak let owner: (any AnyObject & Sendable)?
     /// The owner's identity, kept so that `cancelAll(ownedBy:)` works from the owner's `deinit`,
@@ -12,7 +12,7 @@ final class SubscriptionLifetime: Sendable {
     /// Runs once, outside the bus's lock, when the subscription ends by any path.
     let onEnd: (@Sendable () -> Void)?
 
-    init(owner: (any AnyObject & Sendable)? = nil, onEnd: (@Sendable () -> Void)? = nil) {
+    package init(owner: (any AnyObject & Sendable)? = nil, onEnd: (@Sendable () -> Void)? = nil) {
         self.owner = owner
         self.ownerID = owner.map { ObjectIdentifier($0) }
         self.onEnd = onEnd

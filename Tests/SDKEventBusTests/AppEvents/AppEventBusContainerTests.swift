@@ -1,6 +1,7 @@
 import SDKEventBus
 import Testing
 
+@testable import SDKEventBusAppEvents
 @testable import SDKEventBusCore
 
 /// A container runs a scope's own code — its `description`, `hash(into:)` and `==` — outside its

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusAppEvents
 @testable import SDKEventBusCore
 
 /// What releasing a bus or an actor frees: found by driving the app bus from outside.

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusAppEvents
 @testable import SDKEventBusCore
 
 /// `flush()` and `off(_:)` return when their task is cancelled, on every kind of bus.

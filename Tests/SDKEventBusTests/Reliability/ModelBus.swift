@@ -1,4 +1,5 @@
 @testable import SDKEventBus
+@testable import SDKEventBusAppEvents
 @testable import SDKEventBusCore
 
 /// What the model-checked workout does with a bus, so that one workout drives every front of the

@@ -1,3 +1,5 @@
+public import SDKEventBusCore
+
 extension AppEventBus {
     // MARK: Every event
 
@@ -9,9 +11,9 @@ extension AppEventBus {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/mainActor``, the default.
     ///   - callback: Called on the main actor with each event of `type`.
-    /// - Returns: The subscription; end it with ``off(_:)`` or ``EventSubscription/cancel()``.
+    /// - Returns: The subscription; end it with ``off(_:)`` or ``/SDKEventBusCore/EventSubscription/cancel()``.
     @discardableResult
     public func on<Event: AppEvent>(
         _ type: Event.Type,
@@ -25,7 +27,7 @@ extension AppEventBus {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``Delivery/immediate``.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/immediate``.
     ///   - callback: Called on the publishing thread with each event of `type`.
     /// - Returns: The subscription.
     @discardableResult
@@ -41,7 +43,7 @@ extension AppEventBus {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/isolated(to:)``; the bus holds the actor weakly.
     ///   - callback: Called isolated to the actor with the actor and each event.
     /// - Returns: The subscription.
     @discardableResult
@@ -62,7 +64,7 @@ extension AppEventBus {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/mainActor``, the default.
     ///   - callback: Called on the main actor with the first event.
     /// - Returns: The subscription.
     @discardableResult
@@ -83,7 +85,7 @@ extension AppEventBus {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``Delivery/immediate``.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/immediate``.
     ///   - callback: Called on the publishing thread with the first event.
     /// - Returns: The subscription.
     @discardableResult
@@ -104,7 +106,7 @@ extension AppEventBus {
     ///
     /// - Parameters:
     ///   - type: The event type.
-    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/isolated(to:)``; the bus holds the actor weakly.
     ///   - callback: Called isolated to the actor with the actor and the first event.
     /// - Returns: The subscription.
     @discardableResult
@@ -136,7 +138,7 @@ extension AppEventBus {
     /// - Parameters:
     ///   - type: The event type.
     ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/mainActor``, the default.
     ///   - callback: Called on the main actor with the owner and each event; do not capture `owner`
     ///     strongly in it.
     /// - Returns: The subscription.
@@ -161,7 +163,7 @@ extension AppEventBus {
     /// - Parameters:
     ///   - type: The event type.
     ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``Delivery/immediate``.
+    ///   - delivery: ``/SDKEventBusCore/Delivery/immediate``.
     ///   - callback: Called on the publishing thread with the owner and each event.
     /// - Returns: The subscription.
     @discardableResult
@@ -218,7 +220,7 @@ extension AppEventBus {
     ///
     /// The subscription starts when you call this and ends when the consuming task is cancelled or
     /// the sequence is dropped. When the consumer falls behind the buffer, the buffering policy
-    /// drops events and the bus reports them as ``BusDiagnostic/sequenceDropped(event:dropped:policy:)``.
+    /// drops events and the bus reports them as ``/SDKEventBusCore/BusDiagnostic/sequenceDropped(event:dropped:policy:)``.
     ///
     /// ```swift
     /// for await shuffled in appBus.events(of: PlaylistShuffled.self) { … }

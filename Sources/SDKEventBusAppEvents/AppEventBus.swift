@@ -1,4 +1,5 @@
 import Foundation
+public import SDKEventBusCore
 
 /// An app-level event bus: app code publishes any ``AppEvent`` and subscribes to events by type,
 /// with the guarantees of the SDK's catalogue bus, on the same engine.
@@ -20,12 +21,12 @@ import Foundation
 /// appBus.publish(UserDidLogin(userID: "42"))
 /// ```
 ///
-/// Unlike an SDK's ``CatalogueBus``, anyone holding an app bus may publish on it: there is no
+/// Unlike an SDK's ``/SDKEventBusCore/CatalogueBus``, anyone holding an app bus may publish on it: there is no
 /// emitter. Keep the two apart — an SDK's events stay spoof-proof on its own catalogue bus.
 ///
 /// Every subscription says where its callback runs with `delivery`: on the main actor (the
-/// default), on the publishing thread (``Delivery/immediate``), or isolated to an actor
-/// (``Delivery/isolated(to:)``).
+/// default), on the publishing thread (``/SDKEventBusCore/Delivery/immediate``), or isolated to an actor
+/// (``/SDKEventBusCore/Delivery/isolated(to:)``).
 public final class AppEventBus: Sendable {
     let storage: BusStorage
     /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
@@ -63,7 +64,7 @@ public final class AppEventBus: Sendable {
     /// Synchronous and callable from any context, and it never waits for handlers: main-actor and
     /// actor handlers run later, in publish order; immediate handlers run on this thread before it
     /// returns, unless another thread is delivering on the bus's immediate lane at that moment, which
-    /// then runs them next (see ``Delivery``). Publishes from one thread keep their order;
+    /// then runs them next (see ``/SDKEventBusCore/Delivery``). Publishes from one thread keep their order;
     /// publishes from different threads are ordered by when they reach the bus.
     ///
     /// - Parameters:
@@ -116,7 +117,7 @@ public final class AppEventBus: Sendable {
     ///
     /// Waits only while a delivery pass may still call that callback; never for a busy executor. If
     /// the calling task is cancelled, before or while it waits, it returns at once with the
-    /// subscription ended, as after ``EventSubscription/cancel()``: no later event reaches the
+    /// subscription ended, as after ``/SDKEventBusCore/EventSubscription/cancel()``: no later event reaches the
     /// callback, but a call that a delivery pass is making, or has already reached, may still run or
     /// be finishing.
     ///
@@ -128,7 +129,7 @@ public final class AppEventBus: Sendable {
     /// Ends every subscription bound to `owner`, of every event type.
     ///
     /// - Parameter owner: The owner passed to `on(_:owner:…)`, or the actor passed to
-    ///   ``Delivery/isolated(to:)``.
+    ///   ``/SDKEventBusCore/Delivery/isolated(to:)``.
     public func cancelAll(ownedBy owner: AnyObject) {
         storage.cancelAll(ownedBy: owner)
     }

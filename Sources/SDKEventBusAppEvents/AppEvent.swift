@@ -1,4 +1,5 @@
 public import Foundation
+import SDKEventBusCore
 
 /// An event that app code publishes on an ``AppEventBus`` and subscribes to by its type.
 ///

@@ -1,3 +1,5 @@
+public import SDKEventBusCore
+
 /// App event buses scoped by component: one ``AppEventBus`` per feature, screen or section, which
 /// the container registers, looks up and releases by identifier.
 ///
