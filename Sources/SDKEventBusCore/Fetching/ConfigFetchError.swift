@@ -79,13 +79,14 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
 
     /// One sentence naming the failure, its HTTP status when there is one, and the reason.
     public var description: String {
-        var text = "config fetch failed (\(code)"
-        if let statusCode { text += " \(statusCode)" }
-        text += "): \(reason)"
+        var text = "config fetch failed (" + code.description
+        if let statusCode { text += " " + String(statusCode) }
+        text += "): " + reason
         if let retryAfter {
             text +=
                 retryAfter > 0
-                ? "; the server asked to wait \(retryAfter) seconds" : "; the server allowed a retry at once"
+                ? "; the server asked to wait " + retryAfter.description + " seconds"
+                : "; the server allowed a retry at once"
         }
         return text
     }
@@ -101,7 +102,8 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
     static func retryAfter(header: String?, now: Date = Date()) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         let longest = longestRetryAfter
-        if header.allSatisfy(\.isASCIIDigitCharacter) {
+        // Only ASCII digits: no scalar outside 0-9, which needs no grapheme breaking to check.
+        if header.rangeOfCharacter(from: CharacterSet(charactersIn: "0123456789").inverted) == nil {
             return min(Double(header) ?? longest, longest)
         }
         let formatter = DateFormatter()
@@ -118,8 +120,4 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         }
         return nil
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isWholeNumber }
 }
