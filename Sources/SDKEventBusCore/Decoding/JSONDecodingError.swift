@@ -110,48 +110,41 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     /// `JSON rejected (invalidSyntax) at line 1, column 9 (byte 8), at experiences[0]: …`.
     public var description: String {
         var text = "JSON rejected (\(code))"
-        if let position { text += " at \(position)" }
+        // Where the offending byte is, as `line L, column C (byte B)`, with what is known of it.
+        var place = ""
+        if let line { place = "line \(line)" }
+        if let column { place += place.isEmpty ? "column \(column)" : ", column \(column)" }
+        if let byteOffset { place += place.isEmpty ? "byte \(byteOffset)" : " (byte \(byteOffset))" }
+        if !place.isEmpty { text += " at \(place)" }
         if path.count > 120 {
             text += ", at \(path.prefix(60))…\(path.suffix(60))"
         } else if !path.isEmpty {
-            text += ", at \(path)"
+            text += ", at " + path
         }
-        return text + ": \(reason)"
-    }
-
-    /// Where the offending byte is, as `line L, column C (byte B)`, with what is known of it.
-    private var position: String? {
-        let place = [line.map { "line \($0)" }, column.map { "column \($0)" }].compactMap { $0 }
-            .joined(separator: ", ")
-        switch (place.isEmpty, byteOffset) {
-        case (true, nil): return nil
-        case (true, let byte?): return "byte \(byte)"
-        case (false, nil): return place
-        case (false, let byte?): return "\(place) (byte \(byte))"
-        }
+        return text + ": " + reason
     }
 }
 
 extension JSONDecodingError {
     /// A decoding failure with the coding path where it happened, as ``PathTracingDecoder`` finds
     /// it: the decoder's error for a value it could not convert, or a type's own error.
-    struct Located: Error {
+    ///
+    /// A class, so that it needs no value witnesses of its own.
+    final class Located: Error {
         /// What a number field accepts.
-        struct NumberType {
-            /// Whether the type holds whole numbers only.
-            var isWholeNumber: Bool
-            /// The values it holds, in words.
-            var range: String
-        }
+        ///
+        /// Whether the type holds whole numbers only, and the values it holds, in words. A tuple, so
+        /// that it needs no value witnesses of its own.
+        typealias NumberType = (isWholeNumber: Bool, range: String)
 
         /// Where the failure happened.
-        var codingPath: [any CodingKey] = []
+        let codingPath: [any CodingKey]
         /// The Swift type being decoded there.
-        var typeName = "the expected type"
+        let typeName: String
         /// The accepted numbers, when the type is a number type.
-        var number: NumberType?
+        let number: NumberType?
         /// What was thrown.
-        var underlying: any Error
+        let underlying: any Error
 
         /// Locates `underlying`, thrown while decoding `type` at `codingPath`.
         init(codingPath: [any CodingKey], type: Any.Type, underlying: any Error) {
@@ -163,6 +156,9 @@ extension JSONDecodingError {
 
         /// A failure nothing located.
         init(underlying: any Error) {
+            codingPath = []
+            typeName = "the expected type"
+            number = nil
             self.underlying = underlying
         }
 
@@ -189,10 +185,10 @@ extension JSONDecodingError {
 
         private static func numberType(_ type: Any.Type) -> NumberType? {
             func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> NumberType {
-                NumberType(isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
+                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
             }
             func floatingPoint<Float: BinaryFloatingPoint>(_: Float.Type) -> NumberType {
-                NumberType(isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
+                (isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
             }
             if let integerType = type as? any FixedWidthInteger.Type { return integer(integerType) }
             if let floatingPointType = type as? any BinaryFloatingPoint.Type { return floatingPoint(floatingPointType) }
