@@ -499,53 +499,71 @@ package struct JSONTokenizer {
     /// - Returns: The error, with code `invalidSyntax` or `invalidEncoding`.
     package func error(for failure: Failure, path: String = "") -> JSONDecodingError {
         let atEnd = failure.offset == bytes.count
-        let reason: String
+        // The reason is `text`, or `text`, a detail and `suffix` when it quotes what it found.
+        let text: String
+        var detail = ""
+        var suffix = ""
         switch failure.kind {
         case .expectedValue:
-            reason =
+            text =
                 atEnd
                 ? "unexpected end of body; expected a value"
                 : "expected a value (object, array, string, number, true, false or null)"
         case .expectedKey:
-            reason = atEnd ? "unexpected end of body; expected an object key" : "expected a string key"
+            text = atEnd ? "unexpected end of body; expected an object key" : "expected a string key"
         case .expectedColon:
-            reason = "expected ':' after an object key"
+            text = "expected ':' after an object key"
         case .expectedCommaOrEnd(let inObject) where atEnd:
-            reason = inObject ? "unexpected end of body inside an object" : "unexpected end of body inside an array"
+            text = inObject ? "unexpected end of body inside an object" : "unexpected end of body inside an array"
         case .expectedCommaOrEnd(let inObject):
-            reason =
+            text =
                 inObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element"
         case .trailingData:
-            reason = "unexpected data after the end of the JSON value"
+            text = "unexpected data after the end of the JSON value"
         case .expectedLiteral(let literal):
-            reason = "expected the literal '" + literal.description + "'"
+            text = "expected the literal '"
+            detail = literal.description
+            suffix = "'"
         case .unterminatedString:
-            reason = "unexpected end of body inside a string"
+            text = "unexpected end of body inside a string"
         case .controlCharacter(let byte):
-            reason = "a control character (0x" + Self.hex(UInt16(byte), digits: 2) + ") must be escaped inside a string"
+            text = "a control character (0x"
+            detail = Self.hex(UInt16(byte), digits: 2)
+            suffix = ") must be escaped inside a string"
         case .unterminatedEscape:
-            reason = "unexpected end of body inside an escape sequence"
+            text = "unexpected end of body inside an escape sequence"
         case .invalidEscape(let byte):
-            reason = "invalid escape sequence '\\" + String(Unicode.Scalar(byte)) + "'"
+            text = "invalid escape sequence '\\"
+            detail = String(Unicode.Scalar(byte))
+            suffix = "'"
         case .expectedHexDigits:
-            reason = "expected four hexadecimal digits after \\u"
+            text = "expected four hexadecimal digits after \\u"
         case .unpairedHighSurrogate(let unit):
-            reason = "a high surrogate \\u" + Self.hex(unit, digits: 4) + " must be followed by a low surrogate"
+            text = "a high surrogate \\u"
+            detail = Self.hex(unit, digits: 4)
+            suffix = " must be followed by a low surrogate"
         case .unpairedLowSurrogate(let unit):
-            reason = "a low surrogate \\u" + Self.hex(unit, digits: 4) + " without a high surrogate before it"
+            text = "a low surrogate \\u"
+            detail = Self.hex(unit, digits: 4)
+            suffix = " without a high surrogate before it"
         case .invalidUTF8Lead(let lead):
-            reason = "byte 0x" + Self.hex(UInt16(lead), digits: 2) + " cannot start a UTF-8 character"
+            text = "byte 0x"
+            detail = Self.hex(UInt16(lead), digits: 2)
+            suffix = " cannot start a UTF-8 character"
         case .invalidUTF8Sequence(let lead):
-            reason = "the bytes starting at 0x" + Self.hex(UInt16(lead), digits: 2) + " are not a valid UTF-8 character"
+            text = "the bytes starting at 0x"
+            detail = Self.hex(UInt16(lead), digits: 2)
+            suffix = " are not a valid UTF-8 character"
         case .expectedDigitAfterMinus:
-            reason = "expected a digit after '-'"
+            text = "expected a digit after '-'"
         case .leadingZero:
-            reason = "numbers must not have leading zeros"
+            text = "numbers must not have leading zeros"
         case .expectedFractionDigit:
-            reason = "expected a digit after '.'"
+            text = "expected a digit after '.'"
         case .expectedExponentDigit:
-            reason = "expected a digit in the exponent"
+            text = "expected a digit in the exponent"
         }
+        let reason = text + detail + suffix
         return JSONDecodingError(
             code: failure.kind.isEncoding ? .invalidEncoding : .invalidSyntax,
             path: path,
