@@ -149,11 +149,12 @@ package struct JSONTokenizer {
     /// - Throws: A ``Failure`` at the first byte that breaks the grammar or the encoding.
     package mutating func next() throws(Failure) -> Token? {
         skipWhitespace()
+        // Every way to a value ends in the one `value()` below, so that it is inlined only once.
         switch expectation {
         case .value:
-            return try value()
+            break
         case .firstValueOrEnd:
-            return peek() == UInt8(ascii: "]") ? close() : try value()
+            if peek() == UInt8(ascii: "]") { return close() }
         case .firstKeyOrEnd:
             return peek() == UInt8(ascii: "}") ? close() : try key()
         case .key:
@@ -162,14 +163,13 @@ package struct JSONTokenizer {
             guard peek() == UInt8(ascii: ":") else { throw failure(.expectedColon) }
             position += 1
             skipWhitespace()
-            return try value()
         case .commaOrEnd:
             let isObject = innerContainers & 1 == 1
             switch peek() {
             case UInt8(ascii: ","):
                 position += 1
                 skipWhitespace()
-                return isObject ? try key() : try value()
+                if isObject { return try key() }
             case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
                 return close()
             default:
@@ -179,6 +179,7 @@ package struct JSONTokenizer {
             guard position == bytes.count else { throw failure(.trailingData) }
             return nil
         }
+        return try value()
     }
 
     // MARK: Structure
