@@ -109,19 +109,28 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     /// One sentence naming the failure, where it is in the body, its path and the reason:
     /// `JSON rejected (invalidSyntax) at line 1, column 9 (byte 8), at experiences[0]: …`.
     public var description: String {
-        var text = "JSON rejected (\(code))"
-        // Where the offending byte is, as `line L, column C (byte B)`, with what is known of it.
-        var place = ""
-        if let line { place = "line \(line)" }
-        if let column { place += place.isEmpty ? "column \(column)" : ", column \(column)" }
-        if let byteOffset { place += place.isEmpty ? "byte \(byteOffset)" : " (byte \(byteOffset))" }
-        if !place.isEmpty { text += " at \(place)" }
+        var text = "JSON rejected (" + code.description + ")"
+        // Where the offending byte is, as ` at line L, column C (byte B)`, with what is known of it.
+        if let line { Self.append(" at line ", line, to: &text) }
+        if let column { Self.append(line == nil ? " at column " : ", column ", column, to: &text) }
+        if let byteOffset {
+            let hasPlace = line != nil || column != nil
+            Self.append(hasPlace ? " (byte " : " at byte ", byteOffset, to: &text)
+            if hasPlace { text += ")" }
+        }
         if path.count > 120 {
             text += ", at \(path.prefix(60))…\(path.suffix(60))"
         } else if !path.isEmpty {
             text += ", at " + path
         }
         return text + ": " + reason
+    }
+
+    /// Appends `label`, then `number`, to `text`: one call for each part of a position.
+    @inline(never)
+    private static func append(_ label: String, _ number: Int, to text: inout String) {
+        text += label
+        text += String(number)
     }
 }
 
