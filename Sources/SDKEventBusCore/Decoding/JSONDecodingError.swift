@@ -17,47 +17,49 @@
 public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Equatable, Sendable, CustomStringConvertible {
-        private enum Value: Sendable {
-            case emptyBody
-            case invalidEncoding
-            case invalidSyntax
-            case nestingTooDeep
-            case duplicateKey
-            case numberOutOfRange
-            case missingField
-            case wrongType
-            case invalidValue
-            case unknownEvent
-        }
-
-        private let value: Value
+        /// Which code it is, in the order they are declared: a plain byte rather than an enum, so
+        /// that the type needs no value witnesses or hashing of its own.
+        private let value: UInt8
 
         /// The body is empty or only whitespace.
-        public static let emptyBody = Code(value: .emptyBody)
+        public static let emptyBody = Code(value: 0)
         /// The body is not UTF-8 (it has a byte order mark, is UTF-16, or has an invalid byte).
-        public static let invalidEncoding = Code(value: .invalidEncoding)
+        public static let invalidEncoding = Code(value: 1)
         /// The body is not well-formed JSON.
-        public static let invalidSyntax = Code(value: .invalidSyntax)
+        public static let invalidSyntax = Code(value: 2)
         /// Objects and arrays are nested deeper than ``RemoteConfiguration/maximumNestingDepth``.
-        public static let nestingTooDeep = Code(value: .nestingTooDeep)
+        public static let nestingTooDeep = Code(value: 3)
         /// An object has the same key twice.
-        public static let duplicateKey = Code(value: .duplicateKey)
+        public static let duplicateKey = Code(value: 4)
         /// A number is too large to represent, or does not fit its field's type (`300` for a
         /// `UInt8`, `99999999999999999999` for an `Int`).
-        public static let numberOutOfRange = Code(value: .numberOutOfRange)
+        public static let numberOutOfRange = Code(value: 5)
         /// A required field is absent (or `null`).
-        public static let missingField = Code(value: .missingField)
+        public static let missingField = Code(value: 6)
         /// A field has the wrong JSON type, or a fraction where a whole number is expected (`1.5`
         /// for an `Int`).
-        public static let wrongType = Code(value: .wrongType)
+        public static let wrongType = Code(value: 7)
         /// A field has the right type but a value that cannot be used: an unknown enum case, an
         /// invalid URL, or a value your type's own `init(from:)` rejected with an error of its own.
-        public static let invalidValue = Code(value: .invalidValue)
+        public static let invalidValue = Code(value: 8)
         /// An event's wire form names an event its catalogue does not have.
-        public static let unknownEvent = Code(value: .unknownEvent)
+        public static let unknownEvent = Code(value: 9)
 
         /// The code's name, for logs.
-        public var description: String { "\(value)" }
+        public var description: String {
+            switch value {
+            case 0: "emptyBody"
+            case 1: "invalidEncoding"
+            case 2: "invalidSyntax"
+            case 3: "nestingTooDeep"
+            case 4: "duplicateKey"
+            case 5: "numberOutOfRange"
+            case 6: "missingField"
+            case 7: "wrongType"
+            case 8: "invalidValue"
+            default: "unknownEvent"
+            }
+        }
     }
 
     /// The kind of failure.

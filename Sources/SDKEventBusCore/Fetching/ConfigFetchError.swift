@@ -14,26 +14,28 @@ public import Foundation
 public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Equatable, Sendable, CustomStringConvertible {
-        private enum Value: Sendable {
-            case transport
-            case httpStatus
-            case bodyTooLarge
-            case notModifiedWithoutCache
-        }
-
-        private let value: Value
+        /// Which code it is, in the order they are declared: a plain byte rather than an enum, so
+        /// that the type needs no value witnesses or hashing of its own.
+        private let value: UInt8
 
         /// The request did not complete: no connection, a timeout, a dropped connection.
-        public static let transport = Code(value: .transport)
+        public static let transport = Code(value: 0)
         /// The server answered with a status other than 2xx or 304.
-        public static let httpStatus = Code(value: .httpStatus)
+        public static let httpStatus = Code(value: 1)
         /// The body was larger than the service's limit.
-        public static let bodyTooLarge = Code(value: .bodyTooLarge)
+        public static let bodyTooLarge = Code(value: 2)
         /// The server answered 304 Not Modified but the service has no body to reuse.
-        public static let notModifiedWithoutCache = Code(value: .notModifiedWithoutCache)
+        public static let notModifiedWithoutCache = Code(value: 3)
 
         /// The code's name, for logs.
-        public var description: String { "\(value)" }
+        public var description: String {
+            switch value {
+            case 0: "transport"
+            case 1: "httpStatus"
+            case 2: "bodyTooLarge"
+            default: "notModifiedWithoutCache"
+            }
+        }
     }
 
     /// The kind of failure.
