@@ -370,6 +370,7 @@ package struct JSONTokenizer {
 
     /// Decodes a string's contents, already checked, from between its quotes, appending the UTF-8
     /// bytes to `utf8`.
+    @inline(never)
     static func appendDecoded(_ raw: UnsafeBufferPointer<UInt8>, to utf8: inout [UInt8]) {
         var index = raw.startIndex
         func hexQuad() -> UInt32 {
@@ -381,29 +382,30 @@ package struct JSONTokenizer {
             return value
         }
         while index < raw.endIndex {
-            let byte = raw[index]
+            var byte = raw[index]
             index += 1
-            guard byte == UInt8(ascii: "\\") else {
-                utf8.append(byte)
-                continue
-            }
-            let escaped = raw[index]
-            index += 1
-            switch escaped {
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = hexQuad()
-                if (0xD800...0xDBFF).contains(scalar) {
-                    index += 2  // the low surrogate's `\u`, checked by the tokenizer
-                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad() - 0xDC00)
+            if byte == UInt8(ascii: "\\") {
+                let escaped = raw[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "b"): byte = 0x08
+                case UInt8(ascii: "f"): byte = 0x0C
+                case UInt8(ascii: "n"): byte = 0x0A
+                case UInt8(ascii: "r"): byte = 0x0D
+                case UInt8(ascii: "t"): byte = 0x09
+                case UInt8(ascii: "u"):
+                    var scalar = hexQuad()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        index += 2  // the low surrogate's `\u`, checked by the tokenizer
+                        scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad() - 0xDC00)
+                    }
+                    appendUTF8(scalar, to: &utf8)
+                    continue
+                default: byte = escaped
                 }
-                appendUTF8(scalar, to: &utf8)
-            default: utf8.append(escaped)
             }
+            // Every byte but a `\u` escape's is appended here, so that the append is inlined once.
+            utf8.append(byte)
         }
     }
 
