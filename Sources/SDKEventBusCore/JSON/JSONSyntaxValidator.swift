@@ -16,7 +16,9 @@ package import struct Foundation.Data
 /// whole body, each with the object it belongs to, so that a key costs one insertion whatever the
 /// size of its object, and the container stack holds only plain values. Only a key with escapes
 /// is decoded. The JSON path and the line and column are worked out only for an error.
-package struct JSONSyntaxValidator {
+///
+/// A validator is never copied, and says so (`~Copyable`), which spares it the copying witnesses.
+package struct JSONSyntaxValidator: ~Copyable {
     /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
         /// An object, numbered in the order objects open, with the key whose value is being
