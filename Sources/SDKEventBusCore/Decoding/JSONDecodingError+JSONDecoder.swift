@@ -71,11 +71,10 @@ extension JSONDecodingError {
                 path: Self.path(context.codingPath + [key]),
                 reason: "the required field \"\(key.stringValue)\" is missing"
             )
-        case .valueNotFound(let type, let context) where context.codingPath.isEmpty:
-            self.init(code: .wrongType, reason: "expected \(Self.describe(type)), found null")
         case .valueNotFound(let type, let context):
+            // A null for the whole body is of the wrong type; in a field, the field is missing.
             self.init(
-                code: .missingField,
+                code: context.codingPath.isEmpty ? .wrongType : .missingField,
                 path: Self.path(context.codingPath),
                 reason: "expected \(Self.describe(type)), found null"
             )

@@ -17,47 +17,49 @@
 public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Equatable, Sendable, CustomStringConvertible {
-        private enum Value: Sendable {
-            case emptyBody
-            case invalidEncoding
-            case invalidSyntax
-            case nestingTooDeep
-            case duplicateKey
-            case numberOutOfRange
-            case missingField
-            case wrongType
-            case invalidValue
-            case unknownEvent
-        }
-
-        private let value: Value
+        /// Which code it is, in the order they are declared: a plain byte rather than an enum, so
+        /// that the type needs no value witnesses or hashing of its own.
+        private let value: UInt8
 
         /// The body is empty or only whitespace.
-        public static let emptyBody = Code(value: .emptyBody)
+        public static let emptyBody = Code(value: 0)
         /// The body is not UTF-8 (it has a byte order mark, is UTF-16, or has an invalid byte).
-        public static let invalidEncoding = Code(value: .invalidEncoding)
+        public static let invalidEncoding = Code(value: 1)
         /// The body is not well-formed JSON.
-        public static let invalidSyntax = Code(value: .invalidSyntax)
+        public static let invalidSyntax = Code(value: 2)
         /// Objects and arrays are nested deeper than ``RemoteConfiguration/maximumNestingDepth``.
-        public static let nestingTooDeep = Code(value: .nestingTooDeep)
+        public static let nestingTooDeep = Code(value: 3)
         /// An object has the same key twice.
-        public static let duplicateKey = Code(value: .duplicateKey)
+        public static let duplicateKey = Code(value: 4)
         /// A number is too large to represent, or does not fit its field's type (`300` for a
         /// `UInt8`, `99999999999999999999` for an `Int`).
-        public static let numberOutOfRange = Code(value: .numberOutOfRange)
+        public static let numberOutOfRange = Code(value: 5)
         /// A required field is absent (or `null`).
-        public static let missingField = Code(value: .missingField)
+        public static let missingField = Code(value: 6)
         /// A field has the wrong JSON type, or a fraction where a whole number is expected (`1.5`
         /// for an `Int`).
-        public static let wrongType = Code(value: .wrongType)
+        public static let wrongType = Code(value: 7)
         /// A field has the right type but a value that cannot be used: an unknown enum case, an
         /// invalid URL, or a value your type's own `init(from:)` rejected with an error of its own.
-        public static let invalidValue = Code(value: .invalidValue)
+        public static let invalidValue = Code(value: 8)
         /// An event's wire form names an event its catalogue does not have.
-        public static let unknownEvent = Code(value: .unknownEvent)
+        public static let unknownEvent = Code(value: 9)
 
         /// The code's name, for logs.
-        public var description: String { "\(value)" }
+        public var description: String {
+            switch value {
+            case 0: "emptyBody"
+            case 1: "invalidEncoding"
+            case 2: "invalidSyntax"
+            case 3: "nestingTooDeep"
+            case 4: "duplicateKey"
+            case 5: "numberOutOfRange"
+            case 6: "missingField"
+            case 7: "wrongType"
+            case 8: "invalidValue"
+            default: "unknownEvent"
+            }
+        }
     }
 
     /// The kind of failure.
@@ -109,49 +111,51 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     /// One sentence naming the failure, where it is in the body, its path and the reason:
     /// `JSON rejected (invalidSyntax) at line 1, column 9 (byte 8), at experiences[0]: …`.
     public var description: String {
-        var text = "JSON rejected (\(code))"
-        if let position { text += " at \(position)" }
+        var text = "JSON rejected (" + code.description + ")"
+        // Where the offending byte is, as ` at line L, column C (byte B)`, with what is known of it.
+        if let line { Self.append(" at line ", line, to: &text) }
+        if let column { Self.append(line == nil ? " at column " : ", column ", column, to: &text) }
+        if let byteOffset {
+            let hasPlace = line != nil || column != nil
+            Self.append(hasPlace ? " (byte " : " at byte ", byteOffset, to: &text)
+            if hasPlace { text += ")" }
+        }
         if path.count > 120 {
             text += ", at \(path.prefix(60))…\(path.suffix(60))"
         } else if !path.isEmpty {
-            text += ", at \(path)"
+            text += ", at " + path
         }
-        return text + ": \(reason)"
+        return text + ": " + reason
     }
 
-    /// Where the offending byte is, as `line L, column C (byte B)`, with what is known of it.
-    private var position: String? {
-        let place = [line.map { "line \($0)" }, column.map { "column \($0)" }].compactMap { $0 }
-            .joined(separator: ", ")
-        switch (place.isEmpty, byteOffset) {
-        case (true, nil): return nil
-        case (true, let byte?): return "byte \(byte)"
-        case (false, nil): return place
-        case (false, let byte?): return "\(place) (byte \(byte))"
-        }
+    /// Appends `label`, then `number`, to `text`: one call for each part of a position.
+    @inline(never)
+    private static func append(_ label: String, _ number: Int, to text: inout String) {
+        text += label
+        text += String(number)
     }
 }
 
 extension JSONDecodingError {
     /// A decoding failure with the coding path where it happened, as ``PathTracingDecoder`` finds
     /// it: the decoder's error for a value it could not convert, or a type's own error.
-    struct Located: Error {
+    ///
+    /// A class, so that it needs no value witnesses of its own.
+    final class Located: Error {
         /// What a number field accepts.
-        struct NumberType {
-            /// Whether the type holds whole numbers only.
-            var isWholeNumber: Bool
-            /// The values it holds, in words.
-            var range: String
-        }
+        ///
+        /// Whether the type holds whole numbers only, and the values it holds, in words. A tuple, so
+        /// that it needs no value witnesses of its own.
+        typealias NumberType = (isWholeNumber: Bool, range: String)
 
         /// Where the failure happened.
-        var codingPath: [any CodingKey] = []
+        let codingPath: [any CodingKey]
         /// The Swift type being decoded there.
-        var typeName = "the expected type"
+        let typeName: String
         /// The accepted numbers, when the type is a number type.
-        var number: NumberType?
+        let number: NumberType?
         /// What was thrown.
-        var underlying: any Error
+        let underlying: any Error
 
         /// Locates `underlying`, thrown while decoding `type` at `codingPath`.
         init(codingPath: [any CodingKey], type: Any.Type, underlying: any Error) {
@@ -163,6 +167,9 @@ extension JSONDecodingError {
 
         /// A failure nothing located.
         init(underlying: any Error) {
+            codingPath = []
+            typeName = "the expected type"
+            number = nil
             self.underlying = underlying
         }
 
@@ -189,10 +196,10 @@ extension JSONDecodingError {
 
         private static func numberType(_ type: Any.Type) -> NumberType? {
             func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> NumberType {
-                NumberType(isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
+                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
             }
             func floatingPoint<Float: BinaryFloatingPoint>(_: Float.Type) -> NumberType {
-                NumberType(isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
+                (isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
             }
             if let integerType = type as? any FixedWidthInteger.Type { return integer(integerType) }
             if let floatingPointType = type as? any BinaryFloatingPoint.Type { return floatingPoint(floatingPointType) }

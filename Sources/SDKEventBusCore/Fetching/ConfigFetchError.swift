@@ -14,26 +14,28 @@ public import Foundation
 public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Equatable, Sendable, CustomStringConvertible {
-        private enum Value: Sendable {
-            case transport
-            case httpStatus
-            case bodyTooLarge
-            case notModifiedWithoutCache
-        }
-
-        private let value: Value
+        /// Which code it is, in the order they are declared: a plain byte rather than an enum, so
+        /// that the type needs no value witnesses or hashing of its own.
+        private let value: UInt8
 
         /// The request did not complete: no connection, a timeout, a dropped connection.
-        public static let transport = Code(value: .transport)
+        public static let transport = Code(value: 0)
         /// The server answered with a status other than 2xx or 304.
-        public static let httpStatus = Code(value: .httpStatus)
+        public static let httpStatus = Code(value: 1)
         /// The body was larger than the service's limit.
-        public static let bodyTooLarge = Code(value: .bodyTooLarge)
+        public static let bodyTooLarge = Code(value: 2)
         /// The server answered 304 Not Modified but the service has no body to reuse.
-        public static let notModifiedWithoutCache = Code(value: .notModifiedWithoutCache)
+        public static let notModifiedWithoutCache = Code(value: 3)
 
         /// The code's name, for logs.
-        public var description: String { "\(value)" }
+        public var description: String {
+            switch value {
+            case 0: "transport"
+            case 1: "httpStatus"
+            case 2: "bodyTooLarge"
+            default: "notModifiedWithoutCache"
+            }
+        }
     }
 
     /// The kind of failure.
@@ -79,13 +81,14 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
 
     /// One sentence naming the failure, its HTTP status when there is one, and the reason.
     public var description: String {
-        var text = "config fetch failed (\(code)"
-        if let statusCode { text += " \(statusCode)" }
-        text += "): \(reason)"
+        var text = "config fetch failed (" + code.description
+        if let statusCode { text += " " + String(statusCode) }
+        text += "): " + reason
         if let retryAfter {
             text +=
                 retryAfter > 0
-                ? "; the server asked to wait \(retryAfter) seconds" : "; the server allowed a retry at once"
+                ? "; the server asked to wait " + retryAfter.description + " seconds"
+                : "; the server allowed a retry at once"
         }
         return text
     }
@@ -101,7 +104,8 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
     static func retryAfter(header: String?, now: Date = Date()) -> TimeInterval? {
         guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
         let longest = longestRetryAfter
-        if header.allSatisfy(\.isASCIIDigitCharacter) {
+        // Only ASCII digits: no scalar outside 0-9, which needs no grapheme breaking to check.
+        if header.rangeOfCharacter(from: CharacterSet(charactersIn: "0123456789").inverted) == nil {
             return min(Double(header) ?? longest, longest)
         }
         let formatter = DateFormatter()
@@ -118,8 +122,4 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         }
         return nil
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigitCharacter: Bool { isASCII && isWholeNumber }
 }

@@ -24,19 +24,13 @@ public import Foundation
 /// let flags = HTTPConfigFetchService<FlagSet>(url: flagsURL)   // any configuration type
 /// ```
 public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFetching {
-    /// The last configuration decoded, the body it came from and its `ETag`.
-    private struct Validator {
-        var etag: String
-        var config: Config
-        var body: Data
-    }
-
     private let url: URL
     private let headers: [String: String]
     private let timeout: TimeInterval
     private let maximumBodySize: Int
     private let session: URLSession
-    private let validator = LockedValue<Validator?>(nil)
+    /// The last configuration decoded, the body it came from and its `ETag`.
+    private let validator = LockedValue<HTTPTransfer.Validator?>(nil)
 
     /// Creates a service.
     ///
@@ -87,24 +81,80 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
     @concurrent
     public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
-        var request = URLRequest(url: url)
-        request.httpMethod = "GET"
-        request.timeoutInterval = Self.timeoutInterval(timeout)
-        request.cachePolicy = .reloadIgnoringLocalCacheData
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let previous = validator.withLock { $0 }
-        if let previous { request.setValue(previous.etag, forHTTPHeaderField: "If-None-Match") }
+        // Everything but the type decoded is the same for every `Config`: it lives in one
+        // non-generic function, and only this short one is made for each configuration type.
+        let (config, body) = try await HTTPTransfer.fetch(
+            url, headers: headers, timeout: timeout, maximumBodySize: maximumBodySize, session: session,
+            validator: validator, decoding: Config.self)
+        // `fetch` returns a `Config` it decoded, or the one the validator keeps.
+        return (config as! Config, body)
+    }
 
+    /// The request timeout in seconds, as the platform's `URLSession` honours it.
+    static func timeoutInterval(_ timeout: TimeInterval) -> TimeInterval {
+        HTTPTransfer.timeoutInterval(timeout)
+    }
+}
+
+extension HTTPTransfer {
+    /// The last configuration a service decoded, the body it came from and its `ETag`.
+    ///
+    /// A tuple, so that it needs no value witnesses of its own.
+    typealias Validator = (etag: String, config: any RemoteConfiguration, body: Data)
+
+    /// Fetches a configuration and decodes it as `type`: everything
+    /// ``HTTPConfigFetchService/fetchLiveConfigWithBody()`` does, for any configuration type.
+    ///
+    /// It sends the `ETag` that `validator` holds as `If-None-Match`, returns what `validator`
+    /// holds for 304 Not Modified, and records there a configuration it decoded with its `ETag`.
+    ///
+    /// - Returns: The configuration, decoded as `type` or kept by `validator`, and its body.
+    /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
+    static func fetch(
+        _ url: URL, headers: [String: String], timeout: TimeInterval, maximumBodySize: Int, session: URLSession,
+        validator: LockedValue<Validator?>, decoding type: any RemoteConfiguration.Type
+    ) async throws -> (config: any RemoteConfiguration, body: Data) {
+        // Only the transfer is asynchronous: the rest is in synchronous functions, which take less
+        // code than the parts an `async` function is split into.
+        let previous = validator.withLock { $0 }
+        let request = request(for: url, headers: headers, timeout: timeout, etag: previous?.etag)
         let body: Data
         let response: URLResponse
         do {
-            (body, response) = try await HTTPTransfer.run(request, on: session, timeout: timeout)
-        } catch let error as ConfigFetchError {
-            throw error
+            (body, response) = try await run(request, on: session, timeout: timeout)
         } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw ConfigFetchError(code: .transport, underlying: error, reason: "\(error.localizedDescription)")
+            throw transportError(error)
         }
+        return try accept(
+            body, response, previous: previous, maximumBodySize: maximumBodySize, validator: validator, decoding: type)
+    }
+
+    /// The `GET` request for a configuration, with `etag` (a previous configuration's) as
+    /// `If-None-Match`.
+    private static func request(
+        for url: URL, headers: [String: String], timeout: TimeInterval, etag: String?
+    ) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.timeoutInterval = timeoutInterval(timeout)
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        return request
+    }
+
+    /// The error to throw for a transfer that failed with `error`.
+    private static func transportError(_ error: any Error) -> any Error {
+        if error is ConfigFetchError { return error }
+        if Task.isCancelled { return CancellationError() }
+        return ConfigFetchError(code: .transport, underlying: error, reason: error.localizedDescription)
+    }
+
+    /// The configuration a response brings: decoded from its body, or the previous one for 304.
+    private static func accept(
+        _ body: Data, _ response: URLResponse, previous: Validator?, maximumBodySize: Int,
+        validator: LockedValue<Validator?>, decoding type: any RemoteConfiguration.Type
+    ) throws -> (config: any RemoteConfiguration, body: Data) {
         guard let http = response as? HTTPURLResponse else {
             throw ConfigFetchError(code: .transport, reason: "the response is not HTTP")
         }
@@ -128,11 +178,9 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
                         "the body has \(max(Int64(body.count), http.expectedContentLength)) bytes; the limit is \(limit)"
                 )
             }
-            let config = try Config.decode(from: body)
+            let config = try type.decode(from: body)
             validator.withLock { validator in
-                validator = http.value(forHTTPHeaderField: "ETag").map {
-                    Validator(etag: $0, config: config, body: body)
-                }
+                validator = http.value(forHTTPHeaderField: "ETag").map { ($0, config, body) }
             }
             return (config, body)
         default:

@@ -36,7 +36,9 @@ enum HTTPTransfer {
                     if let data, let response {
                         outcome.finish(with: .success((data, response)))
                     } else {
-                        outcome.finish(with: .failure(error ?? URLError(.badServerResponse)))
+                        // An empty `userInfo` built with `init()`: the default, a literal, costs a
+                        // dictionary built from a list.
+                        outcome.finish(with: .failure(error ?? URLError(.badServerResponse, userInfo: .init())))
                     }
                 }
                 guard outcome.start(continuation, task: task) else { return }
@@ -50,13 +52,17 @@ enum HTTPTransfer {
 
     /// The transfer's state: whichever of response, cancellation and deadline comes first wins.
     private final class Outcome: Sendable {
-        private enum State {
-            case idle
-            case running(CheckedContinuation<(Data, URLResponse), any Error>, URLSessionDataTask)
-            case finished(Result<(Data, URLResponse), any Error>?)  // nil once the caller had it
-        }
+        /// The call's state: the caller's continuation and the transfer while it runs, and once it
+        /// ended, its result until the caller had it.
+        ///
+        /// A tuple, so that it needs no value witnesses of its own: idle is no continuation and not
+        /// ended; running, a continuation and a task; finished, ended.
+        private typealias State = (
+            continuation: CheckedContinuation<(Data, URLResponse), any Error>?, task: URLSessionDataTask?,
+            ended: Bool, result: Result<(Data, URLResponse), any Error>?
+        )
 
-        private let state = LockedValue<State>(.idle)
+        private let state = LockedValue<State>((nil, nil, false, nil))
         /// The deadline's timer, cancelled when the call ends first so that it neither fires nor
         /// keeps this object alive until the deadline.
         private let deadline = LockedValue<DeadlineTimer?>(nil)
@@ -74,7 +80,7 @@ enum HTTPTransfer {
             // dispatch source must not be released suspended). The timer's handler takes the lock
             // on another thread; `finish` never holds it while it takes `deadline`'s.
             state.withLock { state in
-                if case .finished = state { return }
+                if state.ended { return }
                 let timer = DispatchSource.makeTimerSource(queue: .global())
                 timer.schedule(deadline: .now() + timeout)
                 timer.setEventHandler { [self] in
@@ -95,12 +101,13 @@ enum HTTPTransfer {
             -> Bool
         {
             let early = state.withLock { state -> Result<(Data, URLResponse), any Error>? in
-                guard case .finished(let result) = state else {
-                    state = .running(continuation, task)
+                guard state.ended else {
+                    state.continuation = continuation
+                    state.task = task
                     return nil
                 }
-                state = .finished(nil)
-                return result ?? .failure(CancellationError())
+                defer { state.result = nil }
+                return state.result ?? .failure(CancellationError())
             }
             guard let early else { return true }
             continuation.resume(with: early)
@@ -112,16 +119,15 @@ enum HTTPTransfer {
         func finish(with result: Result<(Data, URLResponse), any Error>, stopping: Bool = false) {
             let running = state.withLock {
                 state -> (CheckedContinuation<(Data, URLResponse), any Error>, URLSessionDataTask)? in
-                switch state {
-                case .idle:
-                    state = .finished(result)
-                    return nil
-                case .running(let continuation, let task):
-                    state = .finished(nil)
-                    return (continuation, task)
-                case .finished:
+                if state.ended { return nil }
+                state.ended = true
+                guard let continuation = state.continuation, let task = state.task else {
+                    state.result = result
                     return nil
                 }
+                state.continuation = nil
+                state.task = nil
+                return (continuation, task)
             }
             guard let (continuation, task) = running else { return }
             deadline.withLock { timer in

@@ -10,7 +10,9 @@
 /// open-addressing table whose entries keep their hash: a key is hashed once, with the standard
 /// library's randomly seeded `Hasher`, so a crafted body cannot force collisions, and growing the
 /// table never hashes again.
-struct JSONKeyTable {
+///
+/// Like the validator that holds it, a table is never copied, and says so (`~Copyable`).
+struct JSONKeyTable: ~Copyable {
     /// One recorded key.
     private struct Entry {
         var hash: Int

@@ -16,7 +16,9 @@ package import struct Foundation.Data
 /// whole body, each with the object it belongs to, so that a key costs one insertion whatever the
 /// size of its object, and the container stack holds only plain values. Only a key with escapes
 /// is decoded. The JSON path and the line and column are worked out only for an error.
-package struct JSONSyntaxValidator {
+///
+/// A validator is never copied, and says so (`~Copyable`), which spares it the copying witnesses.
+package struct JSONSyntaxValidator: ~Copyable {
     /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
         /// An object, numbered in the order objects open, with the key whose value is being
@@ -76,32 +78,35 @@ package struct JSONSyntaxValidator {
             case .beginObject:
                 try open(.object(ordinal: openedObjects, currentKey: nil))
                 openedObjects += 1
+                continue
             case .beginArray:
                 try open(.array(nextIndex: 0))
-            case .endObject, .endArray:
-                stack.removeLast()
-                valueEnded()
+                continue
             case .key(let key):
                 try record(key)
+                continue
+            case .endObject, .endArray:
+                stack.removeLast()
             case .number(let number):
                 try check(number)
-                valueEnded()
             case .string, .true, .false, .null:
-                valueEnded()
+                break
             }
+            valueEnded()
         }
     }
 
     private mutating func open(_ container: Container) throws(JSONDecodingError) {
-        guard stack.count < maximumDepth else {
-            throw JSONDecodingError(
-                code: .nestingTooDeep,
-                path: path,
-                location: tokenizer.location(of: tokenizer.tokenStart),
-                reason: "objects and arrays are nested more than \(maximumDepth) levels deep"
-            )
-        }
+        guard stack.count < maximumDepth else { throw nestingTooDeep() }
         stack.append(container)
+    }
+
+    /// The error for a container that opens deeper than the maximum depth.
+    @inline(never)
+    private func nestingTooDeep() -> JSONDecodingError {
+        error(
+            .nestingTooDeep, at: tokenizer.tokenStart,
+            "objects and arrays are nested more than \(maximumDepth) levels deep")
     }
 
     /// Moves an array on to its next element when one of its elements is complete.
@@ -122,12 +127,8 @@ package struct JSONSyntaxValidator {
             ? keys.insert(object: ordinal) { JSONTokenizer.appendDecoded(contents, to: &$0) }
             : keys.insert(object: ordinal, bodyRange: key.start..<key.end)
         guard inserted else {
-            throw JSONDecodingError(
-                code: .duplicateKey,
-                path: path,
-                location: tokenizer.location(of: tokenizer.tokenStart),
-                reason: "the key \"\(string(key))\" appears twice in the same object"
-            )
+            throw error(
+                .duplicateKey, at: tokenizer.tokenStart, "the key \"\(string(key))\" appears twice in the same object")
         }
     }
 
@@ -136,14 +137,17 @@ package struct JSONSyntaxValidator {
         // Without an exponent, a number of at most 308 characters is below 10^308 and so finite:
         // only longer numbers, and numbers with an exponent, need parsing to tell.
         guard number.hasExponent || number.range.count > 308 else { return }
+        try checkParsing(number)
+    }
+
+    /// Checks that a number is finite as a `Double` by parsing it.
+    @inline(never)
+    private func checkParsing(_ number: JSONTokenizer.NumberLiteral) throws(JSONDecodingError) {
         let literal = String(decoding: UnsafeBufferPointer(rebasing: tokenizer.bytes[number.range]), as: UTF8.self)
         guard let value = Double(literal), value.isFinite else {
-            throw JSONDecodingError(
-                code: .numberOutOfRange,
-                path: path,
-                location: tokenizer.location(of: number.range.lowerBound),
-                reason: "the number \(literal.prefix(40)) is too large to represent"
-            )
+            throw error(
+                .numberOutOfRange, at: number.range.lowerBound,
+                "the number \(literal.prefix(40)) is too large to represent")
         }
     }
 
@@ -179,7 +183,13 @@ package struct JSONSyntaxValidator {
     }
 
     private func encodingError(_ reason: String) -> JSONDecodingError {
-        JSONDecodingError(code: .invalidEncoding, path: path, location: tokenizer.location(of: 0), reason: reason)
+        error(.invalidEncoding, at: 0, reason)
+    }
+
+    /// An error at the byte at `offset`, with the path of the value being scanned.
+    @inline(never)
+    private func error(_ code: JSONDecodingError.Code, at offset: Int, _ reason: String) -> JSONDecodingError {
+        JSONDecodingError(code: code, path: path, location: tokenizer.location(of: offset), reason: reason)
     }
 
     /// The JSON path of the value being scanned, for example `experiences[2].variations`.

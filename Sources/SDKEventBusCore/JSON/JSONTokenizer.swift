@@ -149,11 +149,12 @@ package struct JSONTokenizer {
     /// - Throws: A ``Failure`` at the first byte that breaks the grammar or the encoding.
     package mutating func next() throws(Failure) -> Token? {
         skipWhitespace()
+        // Every way to a value ends in the one `value()` below, so that it is inlined only once.
         switch expectation {
         case .value:
-            return try value()
+            break
         case .firstValueOrEnd:
-            return peek() == UInt8(ascii: "]") ? close() : try value()
+            if peek() == UInt8(ascii: "]") { return close() }
         case .firstKeyOrEnd:
             return peek() == UInt8(ascii: "}") ? close() : try key()
         case .key:
@@ -162,14 +163,13 @@ package struct JSONTokenizer {
             guard peek() == UInt8(ascii: ":") else { throw failure(.expectedColon) }
             position += 1
             skipWhitespace()
-            return try value()
         case .commaOrEnd:
             let isObject = innerContainers & 1 == 1
             switch peek() {
             case UInt8(ascii: ","):
                 position += 1
                 skipWhitespace()
-                return isObject ? try key() : try value()
+                if isObject { return try key() }
             case UInt8(ascii: "}") where isObject, UInt8(ascii: "]") where !isObject:
                 return close()
             default:
@@ -179,6 +179,7 @@ package struct JSONTokenizer {
             guard position == bytes.count else { throw failure(.trailingData) }
             return nil
         }
+        return try value()
     }
 
     // MARK: Structure
@@ -369,6 +370,7 @@ package struct JSONTokenizer {
 
     /// Decodes a string's contents, already checked, from between its quotes, appending the UTF-8
     /// bytes to `utf8`.
+    @inline(never)
     static func appendDecoded(_ raw: UnsafeBufferPointer<UInt8>, to utf8: inout [UInt8]) {
         var index = raw.startIndex
         func hexQuad() -> UInt32 {
@@ -380,29 +382,30 @@ package struct JSONTokenizer {
             return value
         }
         while index < raw.endIndex {
-            let byte = raw[index]
+            var byte = raw[index]
             index += 1
-            guard byte == UInt8(ascii: "\\") else {
-                utf8.append(byte)
-                continue
-            }
-            let escaped = raw[index]
-            index += 1
-            switch escaped {
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = hexQuad()
-                if (0xD800...0xDBFF).contains(scalar) {
-                    index += 2  // the low surrogate's `\u`, checked by the tokenizer
-                    scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad() - 0xDC00)
+            if byte == UInt8(ascii: "\\") {
+                let escaped = raw[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "b"): byte = 0x08
+                case UInt8(ascii: "f"): byte = 0x0C
+                case UInt8(ascii: "n"): byte = 0x0A
+                case UInt8(ascii: "r"): byte = 0x0D
+                case UInt8(ascii: "t"): byte = 0x09
+                case UInt8(ascii: "u"):
+                    var scalar = hexQuad()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        index += 2  // the low surrogate's `\u`, checked by the tokenizer
+                        scalar = 0x10000 + (scalar - 0xD800) << 10 + (hexQuad() - 0xDC00)
+                    }
+                    appendUTF8(scalar, to: &utf8)
+                    continue
+                default: byte = escaped
                 }
-                appendUTF8(scalar, to: &utf8)
-            default: utf8.append(escaped)
             }
+            // Every byte but a `\u` escape's is appended here, so that the append is inlined once.
+            utf8.append(byte)
         }
     }
 
@@ -499,53 +502,71 @@ package struct JSONTokenizer {
     /// - Returns: The error, with code `invalidSyntax` or `invalidEncoding`.
     package func error(for failure: Failure, path: String = "") -> JSONDecodingError {
         let atEnd = failure.offset == bytes.count
-        let reason: String
+        // The reason is `text`, or `text`, a detail and `suffix` when it quotes what it found.
+        let text: String
+        var detail = ""
+        var suffix = ""
         switch failure.kind {
         case .expectedValue:
-            reason =
+            text =
                 atEnd
                 ? "unexpected end of body; expected a value"
                 : "expected a value (object, array, string, number, true, false or null)"
         case .expectedKey:
-            reason = atEnd ? "unexpected end of body; expected an object key" : "expected a string key"
+            text = atEnd ? "unexpected end of body; expected an object key" : "expected a string key"
         case .expectedColon:
-            reason = "expected ':' after an object key"
+            text = "expected ':' after an object key"
         case .expectedCommaOrEnd(let inObject) where atEnd:
-            reason = inObject ? "unexpected end of body inside an object" : "unexpected end of body inside an array"
+            text = inObject ? "unexpected end of body inside an object" : "unexpected end of body inside an array"
         case .expectedCommaOrEnd(let inObject):
-            reason =
+            text =
                 inObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element"
         case .trailingData:
-            reason = "unexpected data after the end of the JSON value"
+            text = "unexpected data after the end of the JSON value"
         case .expectedLiteral(let literal):
-            reason = "expected the literal '" + literal.description + "'"
+            text = "expected the literal '"
+            detail = literal.description
+            suffix = "'"
         case .unterminatedString:
-            reason = "unexpected end of body inside a string"
+            text = "unexpected end of body inside a string"
         case .controlCharacter(let byte):
-            reason = "a control character (0x" + Self.hex(UInt16(byte), digits: 2) + ") must be escaped inside a string"
+            text = "a control character (0x"
+            detail = Self.hex(UInt16(byte), digits: 2)
+            suffix = ") must be escaped inside a string"
         case .unterminatedEscape:
-            reason = "unexpected end of body inside an escape sequence"
+            text = "unexpected end of body inside an escape sequence"
         case .invalidEscape(let byte):
-            reason = "invalid escape sequence '\\" + String(Unicode.Scalar(byte)) + "'"
+            text = "invalid escape sequence '\\"
+            detail = String(Unicode.Scalar(byte))
+            suffix = "'"
         case .expectedHexDigits:
-            reason = "expected four hexadecimal digits after \\u"
+            text = "expected four hexadecimal digits after \\u"
         case .unpairedHighSurrogate(let unit):
-            reason = "a high surrogate \\u" + Self.hex(unit, digits: 4) + " must be followed by a low surrogate"
+            text = "a high surrogate \\u"
+            detail = Self.hex(unit, digits: 4)
+            suffix = " must be followed by a low surrogate"
         case .unpairedLowSurrogate(let unit):
-            reason = "a low surrogate \\u" + Self.hex(unit, digits: 4) + " without a high surrogate before it"
+            text = "a low surrogate \\u"
+            detail = Self.hex(unit, digits: 4)
+            suffix = " without a high surrogate before it"
         case .invalidUTF8Lead(let lead):
-            reason = "byte 0x" + Self.hex(UInt16(lead), digits: 2) + " cannot start a UTF-8 character"
+            text = "byte 0x"
+            detail = Self.hex(UInt16(lead), digits: 2)
+            suffix = " cannot start a UTF-8 character"
         case .invalidUTF8Sequence(let lead):
-            reason = "the bytes starting at 0x" + Self.hex(UInt16(lead), digits: 2) + " are not a valid UTF-8 character"
+            text = "the bytes starting at 0x"
+            detail = Self.hex(UInt16(lead), digits: 2)
+            suffix = " are not a valid UTF-8 character"
         case .expectedDigitAfterMinus:
-            reason = "expected a digit after '-'"
+            text = "expected a digit after '-'"
         case .leadingZero:
-            reason = "numbers must not have leading zeros"
+            text = "numbers must not have leading zeros"
         case .expectedFractionDigit:
-            reason = "expected a digit after '.'"
+            text = "expected a digit after '.'"
         case .expectedExponentDigit:
-            reason = "expected a digit in the exponent"
+            text = "expected a digit in the exponent"
         }
+        let reason = text + detail + suffix
         return JSONDecodingError(
             code: failure.kind.isEncoding ? .invalidEncoding : .invalidSyntax,
             path: path,
