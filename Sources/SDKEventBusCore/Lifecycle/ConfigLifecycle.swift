@@ -97,7 +97,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             await withCheckedContinuation { (continuation: RefreshWaiter) in
                 switch control.withLock({ $0.addRefreshWaiter(id, continuation) }) {
                 case .resume(let result): continuation.resume(returning: result)
-                case .wait(let loop): loop?.resume(returning: .fetch)
+                case .wait(let loop): loop?.value.resume(returning: .fetch)
                 }
             }
         } onCancel: {
