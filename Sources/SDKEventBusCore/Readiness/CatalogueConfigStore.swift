@@ -25,8 +25,10 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// The configuration type.
     public typealias Config = Catalogue.Config
 
+    /// The configuration (boxed, so that this state's layout does not depend on its type and its
+    /// value witnesses stay small) and the last error.
     private struct State {
-        var config: Config?
+        var config: Boxed<Config>?
         var lastError: (any Error)?
     }
 
@@ -49,7 +51,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///
     /// Committed before the ready or updated event fires and before waiters resume, so it is
     /// readable as soon as ``waitForReady()`` returns.
-    public nonisolated var config: Config? { state.withLock { $0.config } }
+    public nonisolated var config: Config? { state.withLock { $0.config }?.value }
 
     /// Whether ``waitForReady()`` would return at once: readiness was resolved and the store has
     /// not been shut down.
@@ -140,7 +142,8 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
                 date: now
             )
             // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
-            state.withLock { $0.config = newConfig }
+            let boxed = Boxed(newConfig)
+            state.withLock { $0.config = boxed }
             let opened = gate.open(readiness) {
                 willAnnounce(.first)
                 emitter.fire(Catalogue.readyPayload(readiness, config: newConfig))
@@ -153,9 +156,10 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             return .first
         }
         guard gate.outcome != nil else { return .ignored }  // readiness failed for good
+        let boxed = Boxed(newConfig)
         let previous = state.withLock { state -> Config? in
-            defer { state.config = newConfig }
-            return state.config
+            defer { state.config = boxed }
+            return state.config?.value
         }
         if let previous, newConfig.isSameConfiguration(as: previous) { return .unchanged }
         willAnnounce(.updated)
