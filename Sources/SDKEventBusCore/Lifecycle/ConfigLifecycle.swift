@@ -336,7 +336,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             abandoned.withLock { $0.noteOnce(.fetch) }
             return .failure(CancellationError())
         }
-        return result
+        return result.value
     }
 
     /// Ends a fetch: records when a successful one arrived, and resumes the refreshes waiting for it.
@@ -366,13 +366,14 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 return .failure(error)
             }
         }
-        switch loaded {
-        case .cancelled, .timedOut:
+        guard case .finished(let result) = loaded else {
             abandoned.withLock { $0.noteOnce(.cache) }
             return nil
-        case .finished(.success(nil)):
+        }
+        switch result.value {
+        case .success(nil):
             return nil
-        case .finished(.success(let (cached, savedAt)?)):
+        case .success(let (cached, savedAt)?):
             if usesStored {
                 _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
                     self.status.applied(change, from: .cache)
@@ -380,7 +381,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 }
             }
             return cached
-        case .finished(.failure(let error)):
+        case .failure(let error):
             status.cacheFailed(error)
             report(.cacheRejected(error))
             // Not a valid configuration: it would be rejected again at every start. Unreadable: the
@@ -392,19 +393,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Deletes a cache that holds something that is not a valid configuration, and says so.
     private func clearCorruptCache(_ cache: any ConfigCache<Config>) async {
-        let cleared = await FirstResult.run { () async -> (any Error)? in
-            do {
-                try await cache.clear()
-                return nil
-            } catch {
-                return error
-            }
-        }
-        switch cleared {
-        case .finished(nil): report(.cacheCleared)
-        case .finished(let error?): report(.cacheWriteFailed(error))
-        case .cancelled, .timedOut: abandoned.withLock { $0.noteOnce(.cache) }
-        }
+        _ = await writeCache(reporting: .cacheCleared) { try await cache.clear() }
     }
 
     /// Writes a new configuration to the cache, if there is one: the body as served when the
@@ -420,25 +409,35 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             report(.cacheWriteFailed(error))
             return false
         }
-        let saved = await FirstResult.run { () async -> (any Error)? in
+        return await writeCache(reporting: .cacheSaved) { try await cache.save(config, body: body) }
+    }
+
+    /// Runs a write to the cache (a save or a clear), abandoned when the task is cancelled, and
+    /// reports how it ended: `success`, or the write's error.
+    ///
+    /// - Returns: Whether the write succeeded.
+    private func writeCache(
+        reporting success: LifecycleDiagnostic,
+        _ write: @escaping @Sendable () async throws -> Void
+    ) async -> Bool {
+        let written = await FirstResult.run { () async -> (any Error)? in
             do {
-                try await cache.save(config, body: body)
+                try await write()
                 return nil
             } catch {
                 return error
             }
         }
-        switch saved {
-        case .finished(nil):
-            report(.cacheSaved)
-            return true
-        case .finished(let error?):
-            report(.cacheWriteFailed(error))
-            return false
-        case .cancelled, .timedOut:
+        guard case .finished(let error) = written else {
             abandoned.withLock { $0.noteOnce(.cache) }
             return false
         }
+        if let error = error.value {
+            report(.cacheWriteFailed(error))
+            return false
+        }
+        report(success)
+        return true
     }
 
     /// How long to wait after a failure, following the error's advice, and whether it advised
