@@ -203,12 +203,20 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         degradedDeadline.withLock { $0.take() }?.cancel()
     }
 
-    private func loop(clock: any TimerClock) async {
-        var cached = await applyStartingConfigs()
-        // The bodies of the configuration last applied and last cached, when the service passes
-        // them on: an identical body is unchanged, and is not written again.
+    /// What the loop remembers of the configurations it applied and cached, so that an identical
+    /// one is neither applied nor written again.
+    private struct Memory {
+        /// The body of the configuration last applied, when the service passes it on.
         var appliedBody: Data?
+        /// The body of the configuration last cached, when the service passes it on.
         var cachedBody: Data?
+        /// The configuration the cache holds: boxed, so that this state's layout does not depend
+        /// on its type.
+        var cached: Boxed<Config>?
+    }
+
+    private func loop(clock: any TimerClock) async {
+        var memory = Memory(cached: await applyStartingConfigs().map(Boxed.init))
         var failures = 0
         // The next fetch's deadline on the clock, in nanoseconds; `nil` waits for a demand.
         var nextFetch: UInt64? = clock.nanoseconds
@@ -234,58 +242,77 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 // resumes `ready()` callers, who may read it (and move a test clock) at once.
                 let fetchedAt = elapsedTime()
                 control.withLock { $0.fetchArrived(at: fetchedAt) }
-                let change: ConfigChange
-                if let body, body == appliedBody, store.config != nil {
-                    // The body as last applied: nothing can have changed, Equatable or not.
-                    change = .unchanged
-                    status.fetchSucceeded()
-                    status.applied(change, from: .live)
-                    report(.configApplied(change))
-                } else {
-                    change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
-                        self.status.fetchSucceeded()
-                        self.status.applied(change, from: .live)
-                        // Readiness is decided: the degraded deadline stops now, before the step
-                        // is reported, not at the loop's next turn.
-                        self.endDegradedDeadlineIfDecided()
-                        self.report(.configApplied(change))
-                    }
-                }
-                if change != .ignored { appliedBody = body }
-                let isCached =
-                    (body != nil && body == cachedBody) || (cached.map { config.isSameConfiguration(as: $0) } ?? false)
-                if change != .ignored, !isCached, await save(config, body: body) {
-                    (cached, cachedBody) = (config, body)
-                }
+                let change = await apply(config, body: body, memory: &memory)
                 failures = 0
                 finishFetch(.success(change), succeededAt: fetchedAt)
                 nextFetch = configuration.refreshInterval.map { clock.deadline(after: $0) }
                 if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
             case .failure(let error):
                 failures += 1
-                status.fetchFailed(error)
-                store.recordError(error)
-                // An error that ends readiness ends the lifecycle only while readiness is undecided;
-                // once the SDK is ready (from a cache, an initial or a degraded start) it is a
-                // failure like another, and the last good configuration stays in use.
-                if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
-                    store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
-                {
-                    control.withLock { $0.stopReason = error }
-                    finishFetch(.failure(error))
-                    return
-                }
-                let (wait, retryable) = retryDelay(after: error, failures: failures)
-                report(.fetchFailed(error, attempt: failures, retryIn: wait))
-                if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
-                    _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
-                }
-                // A non-retryable error says nothing about the next one: back off from the start.
-                if !retryable { failures = 0 }
-                finishFetch(.failure(error))
+                guard let wait = await recover(from: error, failures: &failures) else { return }
                 nextFetch = clock.deadline(after: wait)
             }
         }
+    }
+
+    /// Applies a fetched configuration, and caches it unless the cache holds it already.
+    ///
+    /// - Returns: What the store did with it.
+    private func apply(_ config: Config, body: Data?, memory: inout Memory) async -> ConfigChange {
+        let change: ConfigChange
+        if let body, body == memory.appliedBody, store.config != nil {
+            // The body as last applied: nothing can have changed, Equatable or not.
+            change = .unchanged
+            status.fetchSucceeded()
+            status.applied(change, from: .live)
+            report(.configApplied(change))
+        } else {
+            change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
+                self.status.fetchSucceeded()
+                self.status.applied(change, from: .live)
+                // Readiness is decided: the degraded deadline stops now, before the step is
+                // reported, not at the loop's next turn.
+                self.endDegradedDeadlineIfDecided()
+                self.report(.configApplied(change))
+            }
+        }
+        if change != .ignored { memory.appliedBody = body }
+        let isCached =
+            (body != nil && body == memory.cachedBody)
+            || (memory.cached.map { config.isSameConfiguration(as: $0.value) } ?? false)
+        if change != .ignored, !isCached, await save(config, body: body) {
+            (memory.cached, memory.cachedBody) = (Boxed(config), body)
+        }
+        return change
+    }
+
+    /// Records a failed fetch, ends readiness when the error says so, resolves a degraded start
+    /// when the policy allows one, and ends the fetch.
+    ///
+    /// - Returns: How long to wait before the next fetch; `nil` when the error ended readiness and
+    ///   so the lifecycle.
+    private func recover(from error: any Error, failures: inout Int) async -> TimeInterval? {
+        status.fetchFailed(error)
+        store.recordError(error)
+        // An error that ends readiness ends the lifecycle only while readiness is undecided; once
+        // the SDK is ready (from a cache, an initial or a degraded start) it is a failure like
+        // another, and the last good configuration stays in use.
+        if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
+            store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
+        {
+            control.withLock { $0.stopReason = error }
+            finishFetch(.failure(error))
+            return nil
+        }
+        let (wait, retryable) = retryDelay(after: error, failures: failures)
+        report(.fetchFailed(error, attempt: failures, retryIn: wait))
+        if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
+            _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+        }
+        // A non-retryable error says nothing about the next one: back off from the start.
+        if !retryable { failures = 0 }
+        finishFetch(.failure(error))
+        return wait
     }
 
     /// Waits until the next fetch is due (`deadline`, unless low power mode holds it) or asked for.
