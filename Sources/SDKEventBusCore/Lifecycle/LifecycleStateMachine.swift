@@ -266,11 +266,13 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// and ids handed out but not registered yet, stay.
     private mutating func takeRefreshWaiters(upTo last: UInt64) -> [RefreshWaiter] {
         var waiters: [RefreshWaiter] = []
-        refreshes = refreshes.filter { _, refresh in
-            guard case .waiting(let waiter, let fetch) = refresh, fetch <= last else { return true }
+        var taken: [UInt64] = []
+        for (id, refresh) in refreshes {
+            guard case .waiting(let waiter, let fetch) = refresh, fetch <= last else { continue }
             waiters.append(waiter.value)
-            return false
+            taken.append(id)
         }
+        for id in taken { refreshes[id] = nil }
         return waiters
     }
 }
