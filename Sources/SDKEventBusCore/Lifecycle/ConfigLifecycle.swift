@@ -216,7 +216,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     }
 
     private func loop(clock: any TimerClock) async {
-        var memory = Memory(cached: await applyStartingConfigs().map(Boxed.init))
+        var memory = Memory(cached: await applyStartingConfigs())
         var failures = 0
         // The next fetch's deadline on the clock, in nanoseconds; `nil` waits for a demand.
         var nextFetch: UInt64? = clock.nanoseconds
@@ -375,8 +375,9 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///
     /// A corrupt cache is deleted, so that it is not read again at the next start.
     ///
-    /// - Returns: The configuration the cache holds, so that an unchanged one is not written again.
-    private func applyStartingConfigs() async -> Config? {
+    /// - Returns: The configuration the cache holds (boxed, for the loop's memory), so that an
+    ///   unchanged one is not written again.
+    private func applyStartingConfigs() async -> Boxed<Config>? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
         if usesStored, let initial = configuration.initialConfig {
             _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
@@ -385,10 +386,12 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             }
         }
         guard let cache = configuration.cache else { return nil }
-        let loaded = await FirstResult.run { () async -> Result<(Config, Date?)?, any Error> in
+        // Boxed, so that the generic code here handles no value whose layout depends on the
+        // configuration's type.
+        let loaded = await FirstResult.run { () async -> Result<Boxed<(config: Config, savedAt: Date?)>?, any Error> in
             do {
                 guard let config = try await cache.load() else { return .success(nil) }
-                return .success((config, await cache.lastSaved))
+                return .success(Boxed((config, await cache.lastSaved)))
             } catch {
                 return .failure(error)
             }
@@ -400,14 +403,15 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         switch result.value {
         case .success(nil):
             return nil
-        case .success(let (cached, savedAt)?):
+        case .success(let cached?):
             if usesStored {
-                _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
+                let savedAt = cached.value.savedAt
+                _ = await store.setConfig(cached.value.config, from: .cache, fetchedAt: savedAt) { change in
                     self.status.applied(change, from: .cache)
                     self.report(.cacheLoaded(change))
                 }
             }
-            return cached
+            return Boxed(cached.value.config)
         case .failure(let error):
             status.cacheFailed(error)
             report(.cacheRejected(error))
