@@ -157,14 +157,15 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         }
         guard gate.outcome != nil else { return .ignored }  // readiness failed for good
         let boxed = Boxed(newConfig)
-        let previous = state.withLock { state -> Config? in
+        // Boxes throughout, so that no configuration is copied here.
+        let previous = state.withLock { state -> Boxed<Config>? in
             defer { state.config = boxed }
-            return state.config?.value
+            return state.config
         }
-        if let previous, newConfig.isSameConfiguration(as: previous) { return .unchanged }
+        if let previous, newConfig.isSameConfiguration(as: previous.value) { return .unchanged }
         willAnnounce(.updated)
         if let payload = Catalogue.configUpdatedPayload(
-            ConfigUpdate(previous: previous, current: newConfig, source: source))
+            ConfigUpdate(boxedPrevious: previous, current: boxed, source: source))
         {
             emitter.fire(payload)
         }

@@ -33,4 +33,11 @@ public struct ConfigUpdate<Config: RemoteConfiguration>: Sendable {
         self.currentBox = Boxed(current)
         self.source = source
     }
+
+    /// Creates an update from the boxes the store keeps its configurations in, without copying them.
+    init(boxedPrevious previous: Boxed<Config>?, current: Boxed<Config>, source: ConfigSource) {
+        self.previousBox = previous
+        self.currentBox = current
+        self.source = source
+    }
 }
