@@ -258,7 +258,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// Applies a fetched configuration, and caches it unless the cache holds it already.
     ///
     /// - Returns: What the store did with it.
-    private func apply(_ config: Config, body: Data?, memory: inout Memory) async -> ConfigChange {
+    private func apply(_ config: Boxed<Config>, body: Data?, memory: inout Memory) async -> ConfigChange {
         let change: ConfigChange
         if let body, body == memory.appliedBody, store.config != nil {
             // The body as last applied: nothing can have changed, Equatable or not.
@@ -267,7 +267,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             status.applied(change, from: .live)
             report(.configApplied(change))
         } else {
-            change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
+            change = await store.setConfig(config.value, from: .live, fetchedAt: nil) { change in
                 self.status.fetchSucceeded()
                 self.status.applied(change, from: .live)
                 // Readiness is decided: the degraded deadline stops now, before the step is
@@ -279,9 +279,9 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         if change != .ignored { memory.appliedBody = body }
         let isCached =
             (body != nil && body == memory.cachedBody)
-            || (memory.cached.map { config.isSameConfiguration(as: $0.value) } ?? false)
+            || (memory.cached.map { config.value.isSameConfiguration(as: $0.value) } ?? false)
         if change != .ignored, !isCached, await save(config, body: body) {
-            (memory.cached, memory.cachedBody) = (Boxed(config), body)
+            (memory.cached, memory.cachedBody) = (config, body)
         }
         return change
     }
@@ -350,11 +350,15 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Runs one fetch; abandons it (and returns `CancellationError`) when the task is cancelled,
     /// whether the fetch honours cancellation or not.
-    private func fetch() async -> Result<(Config, Data?), any Error> {
+    ///
+    /// The configuration comes boxed, so that the loop's generic code handles no value whose layout
+    /// depends on its type.
+    private func fetch() async -> Result<(Boxed<Config>, Data?), any Error> {
         let service = self.service
-        let ending = await FirstResult.run { () async -> Result<(Config, Data?), any Error> in
+        let ending = await FirstResult.run { () async -> Result<(Boxed<Config>, Data?), any Error> in
             do {
-                return .success(try await service.fetchLiveConfigWithBody())
+                let (config, body) = try await service.fetchLiveConfigWithBody()
+                return .success((Boxed(config), body))
             } catch {
                 return .failure(error)
             }
@@ -379,8 +383,8 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///   unchanged one is not written again.
     private func applyStartingConfigs() async -> Boxed<Config>? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
-        if usesStored, let initial = configuration.initialConfig {
-            _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
+        if usesStored, let initial = configuration.initialConfigBox {
+            _ = await store.setConfig(initial.value, from: .initial, fetchedAt: nil) { change in
                 self.status.applied(change, from: .initial)
                 self.report(.initialConfigApplied(change))
             }
@@ -430,17 +434,20 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     /// Writes a new configuration to the cache, if there is one: the body as served when the
     /// service passed it on, else the configuration's own encoding.
     ///
+    /// The configuration comes boxed, so that the write's closure captures no value whose layout
+    /// depends on its type.
+    ///
     /// - Returns: Whether the cache now holds `config`.
-    private func save(_ config: Config, body served: Data?) async -> Bool {
+    private func save(_ config: Boxed<Config>, body served: Data?) async -> Bool {
         guard let cache = configuration.cache else { return false }
         let body: Data
         do {
-            body = try served ?? config.encodedForCache()
+            body = try served ?? config.value.encodedForCache()
         } catch {
             report(.cacheWriteFailed(error))
             return false
         }
-        return await writeCache(reporting: .cacheSaved) { try await cache.save(config, body: body) }
+        return await writeCache(reporting: .cacheSaved) { try await cache.save(config.value, body: body) }
     }
 
     /// Runs a write to the cache (a save or a clear), abandoned when the task is cancelled, and

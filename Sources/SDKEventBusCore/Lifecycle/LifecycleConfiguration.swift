@@ -65,7 +65,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     }
     /// The initial configuration, boxed, so that this struct's layout does not depend on its type:
     /// its value witnesses are then small fixed-layout ones rather than large generic ones.
-    private var initialConfigBox: Boxed<Config>?
+    private(set) var initialConfigBox: Boxed<Config>?
 
     /// Creates a configuration.
     ///
