@@ -267,7 +267,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             status.applied(change, from: .live)
             report(.configApplied(change))
         } else {
-            change = await store.setConfig(config.value, from: .live, fetchedAt: nil) { change in
+            change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
                 self.status.fetchSucceeded()
                 self.status.applied(change, from: .live)
                 // Readiness is decided: the degraded deadline stops now, before the step is
@@ -384,7 +384,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private func applyStartingConfigs() async -> Boxed<Config>? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
         if usesStored, let initial = configuration.initialConfigBox {
-            _ = await store.setConfig(initial.value, from: .initial, fetchedAt: nil) { change in
+            _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
                 self.status.applied(change, from: .initial)
                 self.report(.initialConfigApplied(change))
             }
@@ -392,10 +392,10 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         guard let cache = configuration.cache else { return nil }
         // Boxed, so that the generic code here handles no value whose layout depends on the
         // configuration's type.
-        let loaded = await FirstResult.run { () async -> Result<Boxed<(config: Config, savedAt: Date?)>?, any Error> in
+        let loaded = await FirstResult.run { () async -> Result<(Boxed<Config>, Date?)?, any Error> in
             do {
                 guard let config = try await cache.load() else { return .success(nil) }
-                return .success(Boxed((config, await cache.lastSaved)))
+                return .success((Boxed(config), await cache.lastSaved))
             } catch {
                 return .failure(error)
             }
@@ -407,15 +407,14 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         switch result.value {
         case .success(nil):
             return nil
-        case .success(let cached?):
+        case .success(let (cached, savedAt)?):
             if usesStored {
-                let savedAt = cached.value.savedAt
-                _ = await store.setConfig(cached.value.config, from: .cache, fetchedAt: savedAt) { change in
+                _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
                     self.status.applied(change, from: .cache)
                     self.report(.cacheLoaded(change))
                 }
             }
-            return Boxed(cached.value.config)
+            return cached
         case .failure(let error):
             status.cacheFailed(error)
             report(.cacheRejected(error))

@@ -119,6 +119,17 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
     ) -> ConfigChange {
+        setConfig(Boxed(newConfig), from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+    }
+
+    /// ``setConfig(_:from:fetchedAt:willAnnounce:)`` with the configuration in the box the store
+    /// keeps it in: the lifecycle holds its configurations boxed, so none is copied on the way.
+    func setConfig(
+        _ newConfig: Boxed<Config>,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
         precondition(source != .degraded, "setConfig(_:from:): a configuration cannot come from .degraded")
         let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
         if change == .ignored || change == .unchanged { willAnnounce(change) }
@@ -127,7 +138,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
 
     /// Applies `newConfig`; calls `willAnnounce` only before an announcement.
     private func apply(
-        _ newConfig: Config,
+        _ newConfig: Boxed<Config>,
         from source: ConfigSource,
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
@@ -142,11 +153,10 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
                 date: now
             )
             // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
-            let boxed = Boxed(newConfig)
-            state.withLock { $0.config = boxed }
+            state.withLock { $0.config = newConfig }
             let opened = gate.open(readiness) {
                 willAnnounce(.first)
-                emitter.fire(Catalogue.readyPayload(readiness, config: newConfig))
+                emitter.fire(Catalogue.readyPayload(readiness, config: newConfig.value))
             }
             guard opened else {
                 // Failed or shut down meanwhile: the configuration was never in effect.
@@ -156,16 +166,15 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             return .first
         }
         guard gate.outcome != nil else { return .ignored }  // readiness failed for good
-        let boxed = Boxed(newConfig)
         // Boxes throughout, so that no configuration is copied here.
         let previous = state.withLock { state -> Boxed<Config>? in
-            defer { state.config = boxed }
+            defer { state.config = newConfig }
             return state.config
         }
-        if let previous, newConfig.isSameConfiguration(as: previous.value) { return .unchanged }
+        if let previous, newConfig.value.isSameConfiguration(as: previous.value) { return .unchanged }
         willAnnounce(.updated)
         if let payload = Catalogue.configUpdatedPayload(
-            ConfigUpdate(boxedPrevious: previous, current: boxed, source: source))
+            ConfigUpdate(boxedPrevious: previous, current: newConfig, source: source))
         {
             emitter.fire(payload)
         }
