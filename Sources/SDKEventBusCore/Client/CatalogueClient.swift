@@ -45,8 +45,9 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
         fetchService: some ConfigFetching<Config>
     ) {
-        let (bus, emitter) = CatalogueBus<Catalogue>.makeBus()
-        self.init(configuration: configuration, fetchService: fetchService, bus: bus, emitter: emitter)
+        self.init(
+            emitter: CatalogueBus<Catalogue>.makeBus().emitter, configuration: configuration, fetchService: fetchService
+        )
     }
 
     /// Creates a client, starts loading its configuration, and hands the SDK author the capability
@@ -67,10 +68,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
         fetchService: some ConfigFetching<Config>
     ) -> (client: CatalogueClient, emitter: CatalogueEmitter<Catalogue>) {
-        let (bus, emitter) = CatalogueBus<Catalogue>.makeBus()
-        let client = CatalogueClient(
-            configuration: configuration, fetchService: fetchService, bus: bus, emitter: emitter)
-        return (client, emitter)
+        let emitter = CatalogueBus<Catalogue>.makeBus().emitter
+        return (CatalogueClient(emitter: emitter, configuration: configuration, fetchService: fetchService), emitter)
     }
 
     /// Creates a client on a bus the SDK made, and starts loading its configuration.
@@ -97,7 +96,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
         fetchService: some ConfigFetching<Config>
     ) {
-        self.init(configuration: configuration, fetchService: fetchService, bus: emitter.bus, emitter: emitter)
+        self.init(
+            store: CatalogueConfigStore(emitter: emitter), configuration: configuration, fetchService: fetchService)
     }
 
     /// Creates a client that fills a store the SDK keeps, and starts loading its configuration.
@@ -124,16 +124,6 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ) {
         let lifecycle = ConfigLifecycle(store: store, fetchService: fetchService, configuration: configuration)
         self.init(lifecycle: lifecycle, emitter: store.emitter)
-    }
-
-    private convenience init(
-        configuration: LifecycleConfiguration<Config>,
-        fetchService: some ConfigFetching<Config>,
-        bus: CatalogueBus<Catalogue>,
-        emitter: CatalogueEmitter<Catalogue>
-    ) {
-        let store = CatalogueConfigStore(emitter: emitter)
-        self.init(store: store, configuration: configuration, fetchService: fetchService)
     }
 
     private init(lifecycle: ConfigLifecycle<Catalogue>, emitter: CatalogueEmitter<Catalogue>) {

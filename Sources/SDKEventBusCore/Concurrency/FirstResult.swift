@@ -23,8 +23,9 @@ import Foundation
 enum FirstResult {
     /// How a wait ended.
     enum Ending<Value: Sendable>: Sendable {
-        /// The operation returned first.
-        case finished(Value)
+        /// The operation returned first; its value is boxed, so that the layout of this enum does
+        /// not depend on its type and its value witnesses stay small.
+        case finished(Boxed<Value>)
         /// The waiting task was cancelled first.
         case cancelled
         /// The deadline passed first.
@@ -44,7 +45,7 @@ enum FirstResult {
         _ operation: @escaping @Sendable () async -> Value
     ) async -> Ending<Value> {
         switch await race(timeout: timeout, clock: clock, operation) {
-        case .finished(let value): .finished(value as! Value)
+        case .finished(let value): .finished(Boxed(value.value as! Value))
         case .cancelled: .cancelled
         case .timedOut: .timedOut
         }
@@ -84,7 +85,7 @@ enum FirstResult {
                 // Created under the lock, so that an ending that lands meanwhile finds the tasks to
                 // cancel. Creating a task runs nothing here: its body starts on another thread and
                 // takes this lock only to end the race.
-                machine.started(Task { self.end(.finished(await operation())) })
+                machine.started(Task { self.end(.finished(Boxed(await operation()))) })
                 if let timeout {
                     machine.started(
                         Task {

@@ -21,8 +21,9 @@ struct FirstResultStateMachine<Waiter, Handle> {
     }
 
     // Idle: no waiter, not ended; waiting: a waiter; ended: `hasEnded`. Plain stored properties
-    // rather than an enum with a generic payload, which would need value witnesses of its own.
-    private var waiter: Waiter?
+    // rather than an enum with a generic payload, which would need value witnesses of its own; the
+    // waiter boxed, so that the layout does not depend on its type and the witnesses stay small.
+    private var waiter: Boxed<Waiter>?
     private var handles: [Handle] = []
 
     /// Whether the wait has ended.
@@ -35,7 +36,7 @@ struct FirstResultStateMachine<Waiter, Handle> {
     mutating func register(_ waiter: Waiter) -> Registration {
         if hasEnded { return .resumeCancelled }
         precondition(self.waiter == nil, "a race has one waiter")
-        self.waiter = waiter
+        self.waiter = Boxed(waiter)
         return .start
     }
 
@@ -59,7 +60,7 @@ struct FirstResultStateMachine<Waiter, Handle> {
         guard let waiter else { return nil }
         self.waiter = nil
         defer { handles = [] }
-        return (waiter, handles)
+        return (waiter.value, handles)
     }
 }
 

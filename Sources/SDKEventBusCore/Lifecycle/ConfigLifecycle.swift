@@ -97,7 +97,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             await withCheckedContinuation { (continuation: RefreshWaiter) in
                 switch control.withLock({ $0.addRefreshWaiter(id, continuation) }) {
                 case .resume(let result): continuation.resume(returning: result)
-                case .wait(let loop): loop?.resume(returning: .fetch)
+                case .wait(let loop): loop?.value.resume(returning: .fetch)
                 }
             }
         } onCancel: {
@@ -203,12 +203,20 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         degradedDeadline.withLock { $0.take() }?.cancel()
     }
 
-    private func loop(clock: any TimerClock) async {
-        var cached = await applyStartingConfigs()
-        // The bodies of the configuration last applied and last cached, when the service passes
-        // them on: an identical body is unchanged, and is not written again.
+    /// What the loop remembers of the configurations it applied and cached, so that an identical
+    /// one is neither applied nor written again.
+    private struct Memory {
+        /// The body of the configuration last applied, when the service passes it on.
         var appliedBody: Data?
+        /// The body of the configuration last cached, when the service passes it on.
         var cachedBody: Data?
+        /// The configuration the cache holds: boxed, so that this state's layout does not depend
+        /// on its type.
+        var cached: Boxed<Config>?
+    }
+
+    private func loop(clock: any TimerClock) async {
+        var memory = Memory(cached: await applyStartingConfigs())
         var failures = 0
         // The next fetch's deadline on the clock, in nanoseconds; `nil` waits for a demand.
         var nextFetch: UInt64? = clock.nanoseconds
@@ -234,58 +242,77 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 // resumes `ready()` callers, who may read it (and move a test clock) at once.
                 let fetchedAt = elapsedTime()
                 control.withLock { $0.fetchArrived(at: fetchedAt) }
-                let change: ConfigChange
-                if let body, body == appliedBody, store.config != nil {
-                    // The body as last applied: nothing can have changed, Equatable or not.
-                    change = .unchanged
-                    status.fetchSucceeded()
-                    status.applied(change, from: .live)
-                    report(.configApplied(change))
-                } else {
-                    change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
-                        self.status.fetchSucceeded()
-                        self.status.applied(change, from: .live)
-                        // Readiness is decided: the degraded deadline stops now, before the step
-                        // is reported, not at the loop's next turn.
-                        self.endDegradedDeadlineIfDecided()
-                        self.report(.configApplied(change))
-                    }
-                }
-                if change != .ignored { appliedBody = body }
-                let isCached =
-                    (body != nil && body == cachedBody) || (cached.map { config.isSameConfiguration(as: $0) } ?? false)
-                if change != .ignored, !isCached, await save(config, body: body) {
-                    (cached, cachedBody) = (config, body)
-                }
+                let change = await apply(config, body: body, memory: &memory)
                 failures = 0
                 finishFetch(.success(change), succeededAt: fetchedAt)
                 nextFetch = configuration.refreshInterval.map { clock.deadline(after: $0) }
                 if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
             case .failure(let error):
                 failures += 1
-                status.fetchFailed(error)
-                store.recordError(error)
-                // An error that ends readiness ends the lifecycle only while readiness is undecided;
-                // once the SDK is ready (from a cache, an initial or a degraded start) it is a
-                // failure like another, and the last good configuration stays in use.
-                if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
-                    store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
-                {
-                    control.withLock { $0.stopReason = error }
-                    finishFetch(.failure(error))
-                    return
-                }
-                let (wait, retryable) = retryDelay(after: error, failures: failures)
-                report(.fetchFailed(error, attempt: failures, retryIn: wait))
-                if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
-                    _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
-                }
-                // A non-retryable error says nothing about the next one: back off from the start.
-                if !retryable { failures = 0 }
-                finishFetch(.failure(error))
+                guard let wait = await recover(from: error, failures: &failures) else { return }
                 nextFetch = clock.deadline(after: wait)
             }
         }
+    }
+
+    /// Applies a fetched configuration, and caches it unless the cache holds it already.
+    ///
+    /// - Returns: What the store did with it.
+    private func apply(_ config: Boxed<Config>, body: Data?, memory: inout Memory) async -> ConfigChange {
+        let change: ConfigChange
+        if let body, body == memory.appliedBody, store.config != nil {
+            // The body as last applied: nothing can have changed, Equatable or not.
+            change = .unchanged
+            status.fetchSucceeded()
+            status.applied(change, from: .live)
+            report(.configApplied(change))
+        } else {
+            change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
+                self.status.fetchSucceeded()
+                self.status.applied(change, from: .live)
+                // Readiness is decided: the degraded deadline stops now, before the step is
+                // reported, not at the loop's next turn.
+                self.endDegradedDeadlineIfDecided()
+                self.report(.configApplied(change))
+            }
+        }
+        if change != .ignored { memory.appliedBody = body }
+        let isCached =
+            (body != nil && body == memory.cachedBody)
+            || (memory.cached.map { config.value.isSameConfiguration(as: $0.value) } ?? false)
+        if change != .ignored, !isCached, await save(config, body: body) {
+            (memory.cached, memory.cachedBody) = (config, body)
+        }
+        return change
+    }
+
+    /// Records a failed fetch, ends readiness when the error says so, resolves a degraded start
+    /// when the policy allows one, and ends the fetch.
+    ///
+    /// - Returns: How long to wait before the next fetch; `nil` when the error ended readiness and
+    ///   so the lifecycle.
+    private func recover(from error: any Error, failures: inout Int) async -> TimeInterval? {
+        status.fetchFailed(error)
+        store.recordError(error)
+        // An error that ends readiness ends the lifecycle only while readiness is undecided; once
+        // the SDK is ready (from a cache, an initial or a degraded start) it is a failure like
+        // another, and the last good configuration stays in use.
+        if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
+            store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
+        {
+            control.withLock { $0.stopReason = error }
+            finishFetch(.failure(error))
+            return nil
+        }
+        let (wait, retryable) = retryDelay(after: error, failures: failures)
+        report(.fetchFailed(error, attempt: failures, retryIn: wait))
+        if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
+            _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+        }
+        // A non-retryable error says nothing about the next one: back off from the start.
+        if !retryable { failures = 0 }
+        finishFetch(.failure(error))
+        return wait
     }
 
     /// Waits until the next fetch is due (`deadline`, unless low power mode holds it) or asked for.
@@ -323,11 +350,15 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Runs one fetch; abandons it (and returns `CancellationError`) when the task is cancelled,
     /// whether the fetch honours cancellation or not.
-    private func fetch() async -> Result<(Config, Data?), any Error> {
+    ///
+    /// The configuration comes boxed, so that the loop's generic code handles no value whose layout
+    /// depends on its type.
+    private func fetch() async -> Result<(Boxed<Config>, Data?), any Error> {
         let service = self.service
-        let ending = await FirstResult.run { () async -> Result<(Config, Data?), any Error> in
+        let ending = await FirstResult.run { () async -> Result<(Boxed<Config>, Data?), any Error> in
             do {
-                return .success(try await service.fetchLiveConfigWithBody())
+                let (config, body) = try await service.fetchLiveConfigWithBody()
+                return .success((Boxed(config), body))
             } catch {
                 return .failure(error)
             }
@@ -336,7 +367,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             abandoned.withLock { $0.noteOnce(.fetch) }
             return .failure(CancellationError())
         }
-        return result
+        return result.value
     }
 
     /// Ends a fetch: records when a successful one arrived, and resumes the refreshes waiting for it.
@@ -348,31 +379,35 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///
     /// A corrupt cache is deleted, so that it is not read again at the next start.
     ///
-    /// - Returns: The configuration the cache holds, so that an unchanged one is not written again.
-    private func applyStartingConfigs() async -> Config? {
+    /// - Returns: The configuration the cache holds (boxed, for the loop's memory), so that an
+    ///   unchanged one is not written again.
+    private func applyStartingConfigs() async -> Boxed<Config>? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
-        if usesStored, let initial = configuration.initialConfig {
+        if usesStored, let initial = configuration.initialConfigBox {
             _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
                 self.status.applied(change, from: .initial)
                 self.report(.initialConfigApplied(change))
             }
         }
         guard let cache = configuration.cache else { return nil }
-        let loaded = await FirstResult.run { () async -> Result<(Config, Date?)?, any Error> in
+        // Boxed, so that the generic code here handles no value whose layout depends on the
+        // configuration's type.
+        let loaded = await FirstResult.run { () async -> Result<(Boxed<Config>, Date?)?, any Error> in
             do {
                 guard let config = try await cache.load() else { return .success(nil) }
-                return .success((config, await cache.lastSaved))
+                return .success((Boxed(config), await cache.lastSaved))
             } catch {
                 return .failure(error)
             }
         }
-        switch loaded {
-        case .cancelled, .timedOut:
+        guard case .finished(let result) = loaded else {
             abandoned.withLock { $0.noteOnce(.cache) }
             return nil
-        case .finished(.success(nil)):
+        }
+        switch result.value {
+        case .success(nil):
             return nil
-        case .finished(.success(let (cached, savedAt)?)):
+        case .success(let (cached, savedAt)?):
             if usesStored {
                 _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
                     self.status.applied(change, from: .cache)
@@ -380,7 +415,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
                 }
             }
             return cached
-        case .finished(.failure(let error)):
+        case .failure(let error):
             status.cacheFailed(error)
             report(.cacheRejected(error))
             // Not a valid configuration: it would be rejected again at every start. Unreadable: the
@@ -392,53 +427,54 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
 
     /// Deletes a cache that holds something that is not a valid configuration, and says so.
     private func clearCorruptCache(_ cache: any ConfigCache<Config>) async {
-        let cleared = await FirstResult.run { () async -> (any Error)? in
-            do {
-                try await cache.clear()
-                return nil
-            } catch {
-                return error
-            }
-        }
-        switch cleared {
-        case .finished(nil): report(.cacheCleared)
-        case .finished(let error?): report(.cacheWriteFailed(error))
-        case .cancelled, .timedOut: abandoned.withLock { $0.noteOnce(.cache) }
-        }
+        _ = await writeCache(reporting: .cacheCleared) { try await cache.clear() }
     }
 
     /// Writes a new configuration to the cache, if there is one: the body as served when the
     /// service passed it on, else the configuration's own encoding.
     ///
+    /// The configuration comes boxed, so that the write's closure captures no value whose layout
+    /// depends on its type.
+    ///
     /// - Returns: Whether the cache now holds `config`.
-    private func save(_ config: Config, body served: Data?) async -> Bool {
+    private func save(_ config: Boxed<Config>, body served: Data?) async -> Bool {
         guard let cache = configuration.cache else { return false }
         let body: Data
         do {
-            body = try served ?? config.encodedForCache()
+            body = try served ?? config.value.encodedForCache()
         } catch {
             report(.cacheWriteFailed(error))
             return false
         }
-        let saved = await FirstResult.run { () async -> (any Error)? in
+        return await writeCache(reporting: .cacheSaved) { try await cache.save(config.value, body: body) }
+    }
+
+    /// Runs a write to the cache (a save or a clear), abandoned when the task is cancelled, and
+    /// reports how it ended: `success`, or the write's error.
+    ///
+    /// - Returns: Whether the write succeeded.
+    private func writeCache(
+        reporting success: LifecycleDiagnostic,
+        _ write: @escaping @Sendable () async throws -> Void
+    ) async -> Bool {
+        let written = await FirstResult.run { () async -> (any Error)? in
             do {
-                try await cache.save(config, body: body)
+                try await write()
                 return nil
             } catch {
                 return error
             }
         }
-        switch saved {
-        case .finished(nil):
-            report(.cacheSaved)
-            return true
-        case .finished(let error?):
-            report(.cacheWriteFailed(error))
-            return false
-        case .cancelled, .timedOut:
+        guard case .finished(let error) = written else {
             abandoned.withLock { $0.noteOnce(.cache) }
             return false
         }
+        if let error = error.value {
+            report(.cacheWriteFailed(error))
+            return false
+        }
+        report(success)
+        return true
     }
 
     /// How long to wait after a failure, following the error's advice, and whether it advised

@@ -59,7 +59,13 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// A configuration to start from, for example defaults bundled with the app: with
     /// ``ReadinessPolicy/cachedOrLive`` the lifecycle is ready from it at once
     /// (``ConfigSource/initial``), and the cache and live fetches follow.
-    public var initialConfig: Config?
+    public var initialConfig: Config? {
+        get { initialConfigBox?.value }
+        set { initialConfigBox = newValue.map(Boxed.init) }
+    }
+    /// The initial configuration, boxed, so that this struct's layout does not depend on its type:
+    /// its value witnesses are then small fixed-layout ones rather than large generic ones.
+    private(set) var initialConfigBox: Boxed<Config>?
 
     /// Creates a configuration.
     ///
@@ -86,7 +92,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
         self.timeToLive = timeToLive
         self.diagnostics = diagnostics
         self.cache = cache
-        self.initialConfig = initialConfig
+        self.initialConfigBox = initialConfig.map(Boxed.init)
     }
 
     /// The clock every wait of the lifecycle runs on: real time (`ContinuousClock`) unless you set

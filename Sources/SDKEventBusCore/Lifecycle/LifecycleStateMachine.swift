@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Plain synchronous state, generic over the loop's waiter and a `refreshNow()` caller's, so that
 /// tests drive every interleaving without tasks. Every method returns what must happen to waiters;
-/// the caller does it after releasing its lock.
+/// the caller does it after releasing its lock. The waiters it holds are boxed (``Boxed``), so that
+/// its layout does not depend on them and its value witnesses stay small.
 ///
 /// The loop waits for its next fetch in two calls: ``beginWait(isDue:pausable:)`` says what the
 /// schedule is (the deadline has passed; whether low power mode may hold this wait), and
@@ -30,8 +31,9 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
 
     /// What a `refreshNow()` caller that registers must do.
     enum RefreshRegistration {
-        /// Wait for the fetch; wake the loop with ``LoopWake/fetch`` when there is one to wake.
-        case wait(wakeLoop: LoopWaiter?)
+        /// Wait for the fetch; wake the loop with ``LoopWake/fetch`` when there is one to wake (boxed,
+        /// so that this enum's layout does not depend on the waiter's type).
+        case wait(wakeLoop: Boxed<LoopWaiter>?)
         /// Resume at once with this result: the lifecycle stopped, or the caller was cancelled.
         case resume(Result<ConfigChange, any Error>)
     }
@@ -42,14 +44,14 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         /// Cancelled before it registered: the registration resumes at once.
         case cancelledEarly
         /// Waiting for fetch number `fetch` (see ``fetchCount``) to end.
-        case waiting(RefreshWaiter, fetch: UInt64)
+        case waiting(Boxed<RefreshWaiter>, fetch: UInt64)
     }
 
     fileprivate enum Loop {
         /// Running: between waits, or fetching.
         case running
         /// Suspended until ``LoopWake``.
-        case parked(LoopWaiter)
+        case parked(Boxed<LoopWaiter>)
         /// Its task was cancelled: every park returns ``LoopWake/stop``.
         case cancelled
     }
@@ -134,7 +136,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
                 beginFetch()
                 return .fetch
             }
-            loop = .parked(waiter)
+            loop = .parked(Boxed(waiter))
             return nil
         }
     }
@@ -144,7 +146,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// - Returns: The parked loop, to resume with ``LoopWake/stop``.
     mutating func cancelLoop() -> LoopWaiter? {
         defer { loop = .cancelled }
-        if case .parked(let waiter) = loop { return waiter }
+        if case .parked(let waiter) = loop { return waiter.value }
         return nil
     }
 
@@ -187,6 +189,11 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
 
     /// Takes the parked loop to fetch, when it should now.
     private mutating func wakeToFetch() -> LoopWaiter? {
+        wakeLoopToFetch()?.value
+    }
+
+    /// ``wakeToFetch()``, keeping the loop's waiter in its box.
+    private mutating func wakeLoopToFetch() -> Boxed<LoopWaiter>? {
         guard case .parked(let waiter) = loop, shouldFetch else { return nil }
         beginFetch()
         return waiter
@@ -231,10 +238,10 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         if case .cancelledEarly = reservation { return .resume(.failure(CancellationError())) }
         // The fetch in flight, or the next one, which this call asks for: a fetch whose
         // configuration has arrived is not in flight any more (see `fetchArrived`).
-        refreshes[id] = .waiting(waiter, fetch: isFetching ? fetchCount : fetchCount + 1)
+        refreshes[id] = .waiting(Boxed(waiter), fetch: isFetching ? fetchCount : fetchCount + 1)
         if isFetching { return .wait(wakeLoop: nil) }
         isTriggered = true
-        return .wait(wakeLoop: wakeToFetch())
+        return .wait(wakeLoop: wakeLoopToFetch())
     }
 
     /// A `refreshNow()` caller was cancelled.
@@ -246,7 +253,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         switch refreshes[id] {
         case .waiting(let waiter, _):
             refreshes[id] = nil
-            return waiter
+            return waiter.value
         case .reserved:
             refreshes[id] = .cancelledEarly
             return nil
@@ -259,11 +266,13 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// and ids handed out but not registered yet, stay.
     private mutating func takeRefreshWaiters(upTo last: UInt64) -> [RefreshWaiter] {
         var waiters: [RefreshWaiter] = []
-        refreshes = refreshes.filter { _, refresh in
-            guard case .waiting(let waiter, let fetch) = refresh, fetch <= last else { return true }
-            waiters.append(waiter)
-            return false
+        var taken: [UInt64] = []
+        for (id, refresh) in refreshes {
+            guard case .waiting(let waiter, let fetch) = refresh, fetch <= last else { continue }
+            waiters.append(waiter.value)
+            taken.append(id)
         }
+        for id in taken { refreshes[id] = nil }
         return waiters
     }
 }

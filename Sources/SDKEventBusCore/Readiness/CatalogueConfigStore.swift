@@ -25,8 +25,10 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// The configuration type.
     public typealias Config = Catalogue.Config
 
+    /// The configuration (boxed, so that this state's layout does not depend on its type and its
+    /// value witnesses stay small) and the last error.
     private struct State {
-        var config: Config?
+        var config: Boxed<Config>?
         var lastError: (any Error)?
     }
 
@@ -49,7 +51,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///
     /// Committed before the ready or updated event fires and before waiters resume, so it is
     /// readable as soon as ``waitForReady()`` returns.
-    public nonisolated var config: Config? { state.withLock { $0.config } }
+    public nonisolated var config: Config? { state.withLock { $0.config }?.value }
 
     /// Whether ``waitForReady()`` would return at once: readiness was resolved and the store has
     /// not been shut down.
@@ -117,6 +119,17 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
     ) -> ConfigChange {
+        setConfig(Boxed(newConfig), from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+    }
+
+    /// ``setConfig(_:from:fetchedAt:willAnnounce:)`` with the configuration in the box the store
+    /// keeps it in: the lifecycle holds its configurations boxed, so none is copied on the way.
+    func setConfig(
+        _ newConfig: Boxed<Config>,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
         precondition(source != .degraded, "setConfig(_:from:): a configuration cannot come from .degraded")
         let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
         if change == .ignored || change == .unchanged { willAnnounce(change) }
@@ -125,7 +138,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
 
     /// Applies `newConfig`; calls `willAnnounce` only before an announcement.
     private func apply(
-        _ newConfig: Config,
+        _ newConfig: Boxed<Config>,
         from source: ConfigSource,
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
@@ -143,7 +156,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             state.withLock { $0.config = newConfig }
             let opened = gate.open(readiness) {
                 willAnnounce(.first)
-                emitter.fire(Catalogue.readyPayload(readiness, config: newConfig))
+                emitter.fire(Catalogue.readyPayload(readiness, config: newConfig.value))
             }
             guard opened else {
                 // Failed or shut down meanwhile: the configuration was never in effect.
@@ -153,14 +166,15 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             return .first
         }
         guard gate.outcome != nil else { return .ignored }  // readiness failed for good
-        let previous = state.withLock { state -> Config? in
+        // Boxes throughout, so that no configuration is copied here.
+        let previous = state.withLock { state -> Boxed<Config>? in
             defer { state.config = newConfig }
             return state.config
         }
-        if let previous, newConfig.isSameConfiguration(as: previous) { return .unchanged }
+        if let previous, newConfig.value.isSameConfiguration(as: previous.value) { return .unchanged }
         willAnnounce(.updated)
         if let payload = Catalogue.configUpdatedPayload(
-            ConfigUpdate(previous: previous, current: newConfig, source: source))
+            ConfigUpdate(boxedPrevious: previous, current: newConfig, source: source))
         {
             emitter.fire(payload)
         }

@@ -59,7 +59,7 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     ) throws -> Outcome? {
         switch registration {
         case .suspend: return nil
-        case .resumeReady(let outcome): return outcome
+        case .resumeReady(let outcome): return outcome.value
         case .resumeFailed(let error): throw error
         case .resumeCancelled: throw CancellationError()
         case .resumeShutDown: throw ReadinessError.shutDown

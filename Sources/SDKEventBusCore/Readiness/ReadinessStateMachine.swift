@@ -15,10 +15,13 @@
 /// the outcome is already known. A cancellation that arrives before its waiter registers (the task
 /// was cancelled while it was getting ready to wait) is remembered, and the registration then
 /// resumes at once.
+///
+/// The outcome is boxed (``Boxed``) in its enums, so that their layout does not depend on it and
+/// their value witnesses stay small.
 struct ReadinessStateMachine<Waiter, Outcome> {
     enum State {
         case waiting
-        case ready(Outcome)
+        case ready(Boxed<Outcome>)
         case failed(any Error)
         case shutDown
     }
@@ -26,7 +29,7 @@ struct ReadinessStateMachine<Waiter, Outcome> {
     /// How a waiter that asks to wait must be resumed now, or that it must wait.
     enum Registration {
         case suspend
-        case resumeReady(Outcome)
+        case resumeReady(Boxed<Outcome>)
         case resumeFailed(any Error)
         case resumeCancelled
         case resumeShutDown
@@ -54,7 +57,7 @@ struct ReadinessStateMachine<Waiter, Outcome> {
 
     /// The outcome, once the gate opened (and until it is shut down).
     var outcome: Outcome? {
-        if case .ready(let outcome) = state { return outcome }
+        if case .ready(let outcome) = state { return outcome.value }
         return nil
     }
 
@@ -109,7 +112,7 @@ struct ReadinessStateMachine<Waiter, Outcome> {
     ///   cancellations); `nil` when the gate was not waiting (already decided, or shut down).
     mutating func open(_ outcome: Outcome) -> [Waiter]? {
         guard isWaiting else { return nil }
-        state = .ready(outcome)
+        state = .ready(Boxed(outcome))
         return takeWaiters()
     }
 

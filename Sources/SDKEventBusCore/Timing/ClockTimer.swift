@@ -4,16 +4,19 @@
 /// Its origin is the clock's instant when the adapter was made; a deadline before it wakes at once.
 @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
 package struct ClockTimer<C: Clock>: TimerClock, ClockBackedTimer where C.Duration == Duration {
+    /// The clock and the origin, boxed, so that the timer's layout does not depend on the clock's
+    /// type: its value witnesses are then small fixed-layout ones rather than large generic ones.
+    private let storage: Boxed<(clock: C, origin: C.Instant)>
+
     /// The clock it runs on.
-    package let clock: C
-    private let origin: C.Instant
+    package var clock: C { storage.value.clock }
+    private var origin: C.Instant { storage.value.origin }
 
     /// Runs on `clock`, from its instant now.
     ///
     /// - Parameter clock: The clock.
     package init(_ clock: C) {
-        self.clock = clock
-        self.origin = clock.now
+        storage = Boxed((clock, clock.now))
     }
 
     /// Nanoseconds on the clock since the adapter was made.

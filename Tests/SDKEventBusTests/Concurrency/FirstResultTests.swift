@@ -54,7 +54,7 @@ import Testing
             Issue.record("ended with \(ending)")
             return
         }
-        #expect(value == 42)
+        #expect(value.value == 42)
     }
 
     @Test func aTaskCancelledBeforeItWaitsNeverStartsTheOperation() async {

@@ -81,7 +81,7 @@ import Testing
             Issue.record("the caller did not wait")
             return
         }
-        #expect(loop == "loop", "the refresh wakes the loop to fetch")
+        #expect(loop?.value == "loop", "the refresh wakes the loop to fetch")
         #expect(machine.finishFetch(succeededAt: 1) == ["caller"])
     }
 

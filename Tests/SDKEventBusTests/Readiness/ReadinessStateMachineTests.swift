@@ -126,7 +126,7 @@ extension ReadinessStateMachine.Registration {
     fileprivate var name: String {
         switch self {
         case .suspend: "suspend"
-        case .resumeReady(let outcome): "ready \(outcome)"
+        case .resumeReady(let outcome): "ready \(outcome.value)"
         case .resumeFailed: "failed"
         case .resumeCancelled: "cancelled"
         case .resumeShutDown: "shut down"
