@@ -15,8 +15,8 @@ Usage: Scripts/budgets.py [--check] [--markdown]
   data, unwind tables and Swift's type metadata: what the objects load, not only their code.
 
 With --check it fails when a module grows past its ceiling (CEILINGS below: what it measured when
-the ceiling was last lowered), and prints how far the core still is from its budget (BUDGETS, the
-target of issue 21, not met yet); `.ci/run` runs it so. Lower a ceiling whenever a change shrinks a
+the ceiling was last lowered), and when the core is over its budget (BUDGETS, issue 21's target);
+`.ci/run` runs it so. Lower a ceiling whenever a change shrinks a
 module: the ceilings only go down.
 With --markdown it prints the table for Docs/Performance.md.
 """
@@ -40,11 +40,11 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (290, 323),
-    "SDKEventBusWire": (11, 27),
+    "SDKEventBusCore": (290, 274),
+    "SDKEventBusWire": (11, 26),
     "SDKEventBusAppEvents": (36, 16),
-    "SDKEventBus": (287, 132),
-    "SDKEventBusTesting": (87, 119),
+    "SDKEventBus": (287, 130),
+    "SDKEventBusTesting": (87, 117),
 }
 
 ENTRY_KINDS = {
@@ -164,9 +164,10 @@ def main():
             limit = f"≤ {budget[0]} entries, ≤ {budget[1]} KB of machine code" if budget else "-"
             print(f"{module:<22} {entries:>11} {declared:>9} {machine:>10.0f} KB {berkeley:>7.0f} KB  {limit}")
     if gaps and not markdown:
-        print("not yet within budget:\n  " + "\n  ".join(gaps))
-    if check and failures:
-        sys.exit("grew past its ceiling (Scripts/budgets.py, CEILINGS):\n  " + "\n  ".join(failures))
+        print("over budget (Scripts/budgets.py, BUDGETS):\n  " + "\n  ".join(gaps))
+    if check and (failures or gaps):
+        failures += gaps
+        sys.exit("past a ceiling or the budget (Scripts/budgets.py, CEILINGS, BUDGETS):\n  " + "\n  ".join(failures))
 
 
 if __name__ == "__main__":
