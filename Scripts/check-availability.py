@@ -166,7 +166,10 @@ SDK_FLOORS = {
     "DispatchSourceTimer.schedule(deadline:repeating:leeway:)": (OVERLAY, "the Swift 4 spelling, same floor"),
     "DispatchTime.now()": (OVERLAY, ""),
     # Strings, dates and errors.
+    "CharacterSet": (OVERLAY, ""),
+    "CharacterSet.inverted": (OVERLAY, ""),
     "CharacterSet.whitespaces": (OVERLAY, ""),
+    "StringProtocol.rangeOfCharacter(from:options:range:)": (OVERLAY, "Foundation's StringProtocol extension"),
     "StringProtocol.trimmingCharacters(in:)": (OVERLAY, "Foundation's StringProtocol extension"),
     "Error.localizedDescription": (OVERLAY, "Foundation's Error extension"),
     "DateFormatter": (OLD, "NSDateFormatter"),
