@@ -81,12 +81,13 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
     @concurrent
     public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
-        // Everything but the type decoded is the same for every `Config`: it lives in one
-        // non-generic function, and only this short one is made for each configuration type.
+        // Everything but decoding is the same for every `Config`: it lives in one non-generic
+        // function, and only this short one is made for each configuration type.
         let (config, body) = try await HTTPTransfer.fetch(
             url, headers: headers, timeout: timeout, maximumBodySize: maximumBodySize, session: session,
-            validator: validator, decoding: Config.self)
-        // `fetch` returns a `Config` it decoded, or the one the validator keeps.
+            validator: validator
+        ) { body throws(JSONDecodingError) in try Config.decode(from: body) }
+        // `fetch` returns what the closure decoded, or what the validator keeps: a `Config`.
         return (config as! Config, body)
     }
 
@@ -102,17 +103,17 @@ extension HTTPTransfer {
     /// A tuple, so that it needs no value witnesses of its own.
     typealias Validator = (etag: String, config: any RemoteConfiguration, body: Data)
 
-    /// Fetches a configuration and decodes it as `type`: everything
+    /// Fetches and decodes a configuration: everything
     /// ``HTTPConfigFetchService/fetchLiveConfigWithBody()`` does, for any configuration type.
     ///
     /// It sends the `ETag` that `validator` holds as `If-None-Match`, returns what `validator`
     /// holds for 304 Not Modified, and records there a configuration it decoded with its `ETag`.
     ///
-    /// - Returns: The configuration, decoded as `type` or kept by `validator`, and its body.
-    /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
+    /// - Returns: The configuration, decoded by `decode` or kept by `validator`, and its body.
+    /// - Throws: ``ConfigFetchError``, what `decode` throws, or `CancellationError`.
     static func fetch(
         _ url: URL, headers: [String: String], timeout: TimeInterval, maximumBodySize: Int, session: URLSession,
-        validator: LockedValue<Validator?>, decoding type: any RemoteConfiguration.Type
+        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfiguration
     ) async throws -> (config: any RemoteConfiguration, body: Data) {
         // Only the transfer is asynchronous: the rest is in synchronous functions, which take less
         // code than the parts an `async` function is split into.
@@ -126,7 +127,7 @@ extension HTTPTransfer {
             throw transportError(error)
         }
         return try accept(
-            body, response, previous: previous, maximumBodySize: maximumBodySize, validator: validator, decoding: type)
+            body, response, previous: previous, maximumBodySize: maximumBodySize, validator: validator, decode: decode)
     }
 
     /// The `GET` request for a configuration, with `etag` (a previous configuration's) as
@@ -153,7 +154,7 @@ extension HTTPTransfer {
     /// The configuration a response brings: decoded from its body, or the previous one for 304.
     private static func accept(
         _ body: Data, _ response: URLResponse, previous: Validator?, maximumBodySize: Int,
-        validator: LockedValue<Validator?>, decoding type: any RemoteConfiguration.Type
+        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfiguration
     ) throws -> (config: any RemoteConfiguration, body: Data) {
         guard let http = response as? HTTPURLResponse else {
             throw ConfigFetchError(code: .transport, reason: "the response is not HTTP")
@@ -178,7 +179,7 @@ extension HTTPTransfer {
                         "the body has \(max(Int64(body.count), http.expectedContentLength)) bytes; the limit is \(limit)"
                 )
             }
-            let config = try type.decode(from: body)
+            let config = try decode(body)
             validator.withLock { validator in
                 validator = http.value(forHTTPHeaderField: "ETag").map { ($0, config, body) }
             }
