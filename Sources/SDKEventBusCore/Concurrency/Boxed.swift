@@ -17,3 +17,11 @@ final class Boxed<Value> {
 }
 
 extension Boxed: Sendable where Value: Sendable {}
+
+// A public value that keeps a field boxed (``ConfigUpdate``, ``LifecycleConfiguration``) prints,
+// dumps and reflects that field as the value itself, as before it was boxed, not as a class name.
+extension Boxed: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    var description: String { String(describing: value) }
+    var debugDescription: String { String(reflecting: value) }
+    var customMirror: Mirror { Mirror(reflecting: value) }
+}
