@@ -7,7 +7,8 @@ Each document becomes a test target of a generated package that depends on this 
 examples compile against the public API only, as an SDK's or an app's code would, with `Testing`,
 `XCTest` and `SDKEventBusTesting` at hand. An app's documents see the built-in catalogue
 (`import SDKEventBus`); the documents for an SDK with its own catalogue (CORE_DOCUMENTS) see only
-`SDKEventBusCore`, as such an SDK does. The documents of a group (GROUPS) are one target, read in
+`SDKEventBusCore`, as such an SDK does; the app buses' landing page (APP_EVENTS_DOCUMENTS) sees
+only `SDKEventBusAppEvents`, as an app beside such an SDK does. The documents of a group (GROUPS) are one target, read in
 order, so that a guide's examples may use what an earlier guide of the group declared. A document
 is read top to bottom:
 
@@ -53,6 +54,9 @@ ATTRIBUTE_ONLY = re.compile(r"^@[\w.]+(?:\([^)]*\))?\s*$")
 LITERALS = re.compile(r'#"(?:[^"]|"(?!#))*"#|"(?:[^"\\]|\\.)*"')
 APP_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusAppEvents", "SDKEventBusTesting", "Testing", "XCTest"]
 CORE_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusTesting", "Testing", "XCTest"]
+# Documents for app code that takes only the app buses' product (beside an SDK built on the core).
+APP_EVENTS_DOCUMENTS = {"SDKEventBusAppEvents"}
+APP_EVENTS_IMPORTS = ["Foundation", "SDKEventBusAppEvents", "SDKEventBusTesting", "Testing", "XCTest"]
 
 
 class Block:
@@ -183,7 +187,8 @@ def generate(documents, package):
         if not blocks:
             continue
         core = all(document.stem in CORE_DOCUMENTS for document in members)
-        default_imports = CORE_IMPORTS if core else APP_IMPORTS
+        app_events = all(document.stem in APP_EVENTS_DOCUMENTS for document in members)
+        default_imports = CORE_IMPORTS if core else APP_EVENTS_IMPORTS if app_events else APP_IMPORTS
         name = target_name(members)
         directory = package / "Tests" / name
         directory.mkdir()
