@@ -24,13 +24,13 @@ package struct ErasedCallback: @unchecked Sendable {
     /// erased function with the address of a `Payload`, on the executor its subscription asked for,
     /// and never calls it anywhere else. `ErasedCallbackTests` exercises payloads of every layout
     /// through it, in debug and release builds.
-    @inlinable
+    @inlinable @inline(__always)
     package static func erasing<Payload>(_ callback: @escaping @Sendable (Payload) -> Void) -> ErasedCallback {
         unsafeBitCast(Holder(function: callback), to: ErasedCallback.self)
     }
 
     /// Erases a main-actor callback; the engine calls it only on the main actor.
-    @inlinable
+    @inlinable @inline(__always)
     package static func erasing<Payload>(mainActor callback: @escaping @MainActor @Sendable (Payload) -> Void)
         -> ErasedCallback
     {
@@ -67,7 +67,7 @@ package struct ErasedCallback: @unchecked Sendable {
 /// An `isolated` parameter is an ordinary parameter in the calling convention; only the compiler's
 /// checking treats it specially. Both holders are generic over the same parameters, so their
 /// closures have the same convention.
-@inlinable
+@inlinable @inline(__always)
 package func nonisolatedCallback<A: Actor, Value>(
     _ callback: @escaping @Sendable (isolated A, Value) -> Void
 ) -> @Sendable (A, Value) -> Void {
@@ -92,7 +92,7 @@ struct NonisolatedHolder<A: Actor, Value> {
 
 /// Removes the isolation from an actor-isolated callback of two values; see
 /// ``nonisolatedCallback(_:)-(@Sendable(isolated A,Value)->Void)``.
-@inlinable
+@inlinable @inline(__always)
 package func nonisolatedCallback<A: Actor, Value, Extra>(
     _ callback: @escaping @Sendable (isolated A, Value, Extra) -> Void
 ) -> @Sendable (A, Value, Extra) -> Void {
