@@ -53,8 +53,11 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// readable as soon as ``waitForReady()`` returns.
     public nonisolated var config: Config? { state.withLock { $0.config }?.value }
 
-    /// Whether ``waitForReady()`` would return at once: readiness was resolved and the store has
-    /// not been shut down.
+    /// Whether readiness was resolved and the store has not been shut down.
+    ///
+    /// `true` from the moment readiness is resolved, so a ready listener finds it; a
+    /// ``waitForReady()`` then returns at once, or, while the ready event is still being fired, as
+    /// soon as it has been.
     public nonisolated var isReady: Bool { gate.outcome != nil }
 
     /// How the store became ready, once it did (and until it is shut down).
@@ -293,7 +296,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     package nonisolated func waitForReady(timeout: TimeInterval, on timer: some TimerClock) async throws
         -> Readiness
     {
-        if let readiness = gate.outcome { return readiness }
+        if let readiness = gate.announcedOutcome { return readiness }
         return try await withThrowingTaskGroup(of: Readiness.self) { group in
             group.addTask { try await self.gate.wait() }
             group.addTask {

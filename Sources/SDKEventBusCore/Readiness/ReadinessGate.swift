@@ -13,8 +13,18 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     /// The testing library's watcher, once a test waits for waiters: told of every change.
     private let watcher = LockedValue<(any ReadinessGateWatcher)?>(nil)
 
-    /// The outcome, once the gate opened (and until it is shut down).
+    /// The outcome, once the gate was opened (from the start of its announcement, and until it is
+    /// shut down).
     var outcome: Outcome? { machine.withLock { $0.outcome } }
+
+    /// The outcome, once the gate was opened and that was announced: what ``wait()`` returns at
+    /// once.
+    var announcedOutcome: Outcome? {
+        machine.withLock {
+            if case .resumeReady(let outcome) = $0.settledRegistration { return outcome.value }
+            return nil
+        }
+    }
 
     /// Whether the gate is still waiting for its outcome.
     var isWaiting: Bool { machine.withLock { $0.isWaiting } }
@@ -85,25 +95,24 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
 
     /// Opens the gate with `outcome`, runs `announce`, then resumes every waiter.
     ///
-    /// Opening is one step under the lock, so a concurrent ``fail(_:)`` or ``shutDown()`` either
-    /// comes first (the gate stays as they left it and `announce` does not run) or after (the
-    /// waiters have been taken and resume).
+    /// Opening is two steps. Deciding is one step under the lock, so a concurrent ``fail(_:)`` or
+    /// ``shutDown()`` either comes first (the gate stays as they left it and `announce` does not
+    /// run) or after. Then `announce` runs, and a ``wait()`` that arrives meanwhile suspends: no
+    /// caller returns with the outcome before it has been announced. Then every waiter resumes.
     ///
     /// - Parameters:
     ///   - outcome: What every waiter returns.
-    ///   - announce: Runs once the gate is open and before any waiter resumes: the store fires its
+    ///   - announce: Runs once the gate is decided and before any waiter resumes: the store fires its
     ///     ready event there.
     /// - Returns: Whether this call opened the gate.
     @discardableResult
     func open(_ outcome: Outcome, announcing announce: () -> Void = {}) -> Bool {
-        guard let waiters = machine.withLock({ $0.open(outcome) }) else { return false }
-        announce()
-        for waiter in waiters { waiter.resume(returning: outcome) }
-        notifyWatchers()
-        return true
+        decide(.ready(outcome), announcing: announce)
     }
 
     /// Fails the gate for good: every waiter, and every later ``wait()``, throws `error`.
+    ///
+    /// In two steps, as ``open(_:announcing:)``.
     ///
     /// - Parameters:
     ///   - error: What every waiter throws.
@@ -112,9 +121,21 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     ///   shut down).
     @discardableResult
     func fail(_ error: any Error, announcing announce: () -> Void = {}) -> Bool {
-        guard let waiters = machine.withLock({ $0.fail(error) }) else { return false }
+        decide(.failed(error), announcing: announce)
+    }
+
+    private func decide(
+        _ decision: ReadinessStateMachine<Continuation, Outcome>.Decision, announcing announce: () -> Void
+    ) -> Bool {
+        guard machine.withLock({ $0.decide(decision) }) else { return false }
         announce()
-        for waiter in waiters { waiter.resume(throwing: error) }
+        // `nil` when a shutdown came during the announcement: it resumed the waiters.
+        if let (decision, waiters) = machine.withLock({ $0.finishAnnouncing() }) {
+            switch decision {
+            case .ready(let outcome): for waiter in waiters { waiter.resume(returning: outcome.value) }
+            case .failed(let error): for waiter in waiters { waiter.resume(throwing: error) }
+            }
+        }
         notifyWatchers()
         return true
     }

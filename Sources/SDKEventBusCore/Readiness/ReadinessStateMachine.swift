@@ -2,27 +2,42 @@
 /// and what it is resumed with, so that tests drive it without tasks.
 ///
 /// ```
-///            open(outcome)                 shutDown()
-///  waiting ───────────────▶ ready ───────────────────▶ shutDown
-///     │  └──── fail(error) ─▶ failed ─── shutDown() ──▶    ▲
-///     └──────────────────────── shutDown() ────────────────┘
+///           decide(.ready)                    finishAnnouncing()
+///  waiting ───────────────▶ announcing(ready) ──────────────────▶ ready ──┐
+///     │  └─ decide(.failed) ▶ announcing(failed) ───────────────▶ failed ─┤ shutDown()
+///     │                              │ shutDown()                          ▼
+///     └──────────────────────────────┴──────────────────────────────▶ shutDown
 /// ```
 ///
-/// The first of `open` and `fail` decides the outcome for good: every waiter, present or later,
-/// gets that same outcome until the gate is shut down. Every method returns what must happen to
-/// waiters; the caller does it after releasing its lock. Each waiter id is resumed exactly once: by
-/// ``open(_:)``, ``fail(_:)``, ``shutDown()``, ``cancel(_:)``, or at ``register(_:waiter:)`` when
-/// the outcome is already known. A cancellation that arrives before its waiter registers (the task
-/// was cancelled while it was getting ready to wait) is remembered, and the registration then
-/// resumes at once.
+/// Deciding is two steps, so that the outcome is announced before anyone returns with it. The first
+/// of ``decide(_:)`` decides for good: every waiter, present or later, gets that outcome until the
+/// gate is shut down. While the gate announces it (the store fires its ready event, the lifecycle
+/// reports its step), ``outcome`` reports it but a waiter that arrives still suspends; then
+/// ``finishAnnouncing()`` hands over every waiter, those that came early and those that came during
+/// the announcement. Every method returns what must happen to waiters; the caller does it after
+/// releasing its lock. Each waiter id is resumed exactly once: by ``finishAnnouncing()``,
+/// ``shutDown()``, ``cancel(_:)``, or at ``register(_:waiter:)`` when the outcome is already
+/// announced. A cancellation that arrives before its waiter registers (the task was cancelled
+/// while it was getting ready to wait) is remembered, and the registration then resumes at once.
 ///
 /// The outcome is boxed (``Boxed``) in its enums, so that their layout does not depend on it and
 /// their value witnesses stay small.
 struct ReadinessStateMachine<Waiter, Outcome> {
-    enum State {
-        case waiting
+    /// What decides the gate.
+    enum Decision {
         case ready(Boxed<Outcome>)
         case failed(any Error)
+
+        /// A ready decision with `outcome`.
+        static func ready(_ outcome: Outcome) -> Self { .ready(Boxed(outcome)) }
+    }
+
+    enum State {
+        case waiting
+        /// Decided, and being announced: waiters still suspend.
+        case announcing(Decision)
+        /// Decided and announced: waiters resume at once.
+        case decided(Decision)
         case shutDown
     }
 
@@ -55,10 +70,21 @@ struct ReadinessStateMachine<Waiter, Outcome> {
         return false
     }
 
-    /// The outcome, once the gate opened (and until it is shut down).
+    /// The outcome, once the gate was decided ready, from the start of its announcement (and until
+    /// it is shut down).
     var outcome: Outcome? {
-        if case .ready(let outcome) = state { return outcome.value }
-        return nil
+        switch state {
+        case .announcing(.ready(let outcome)), .decided(.ready(let outcome)): outcome.value
+        default: nil
+        }
+    }
+
+    /// Whether waiters still suspend: nothing is decided, or the decision is being announced.
+    private var suspendsWaiters: Bool {
+        switch state {
+        case .waiting, .announcing: true
+        case .decided, .shutDown: false
+        }
     }
 
     /// Reserves an id for a waiter that is about to register.
@@ -67,12 +93,13 @@ struct ReadinessStateMachine<Waiter, Outcome> {
         return nextWaiterID
     }
 
-    /// The registration a waiter would get now if the outcome is known: the fast path.
+    /// The registration a waiter would get now if the outcome is known and announced: the fast
+    /// path.
     var settledRegistration: Registration? {
         switch state {
-        case .waiting: nil
-        case .ready(let outcome): .resumeReady(outcome)
-        case .failed(let error): .resumeFailed(error)
+        case .waiting, .announcing: nil
+        case .decided(.ready(let outcome)): .resumeReady(outcome)
+        case .decided(.failed(let error)): .resumeFailed(error)
         case .shutDown: .resumeShutDown
         }
     }
@@ -91,7 +118,7 @@ struct ReadinessStateMachine<Waiter, Outcome> {
     /// - Returns: The waiter to resume with `CancellationError`, or `nil` when it has already been
     ///   resumed or has not registered yet (it then resumes at registration).
     mutating func cancel(_ id: UInt64) -> Waiter? {
-        guard isWaiting else { return nil }
+        guard suspendsWaiters else { return nil }
         guard let position = positions.removeValue(forKey: id) else {
             cancelledBeforeRegistration.insert(id)
             return nil
@@ -106,23 +133,26 @@ struct ReadinessStateMachine<Waiter, Outcome> {
         return cancelled
     }
 
-    /// Opens the gate with its outcome.
+    /// Decides the gate, which then announces the decision: waiters keep suspending until
+    /// ``finishAnnouncing()``.
     ///
-    /// - Returns: Every waiter, to resume with `outcome` (in the order they registered, apart from
-    ///   cancellations); `nil` when the gate was not waiting (already decided, or shut down).
-    mutating func open(_ outcome: Outcome) -> [Waiter]? {
-        guard isWaiting else { return nil }
-        state = .ready(Boxed(outcome))
-        return takeWaiters()
+    /// - Returns: Whether this call decided (`false` when the gate was already decided, or shut
+    ///   down).
+    mutating func decide(_ decision: Decision) -> Bool {
+        guard isWaiting else { return false }
+        state = .announcing(decision)
+        return true
     }
 
-    /// Fails the gate for good with `error`.
+    /// Ends the announcement of the decision.
     ///
-    /// - Returns: Every waiter, to resume with `error`; `nil` when the gate was not waiting.
-    mutating func fail(_ error: any Error) -> [Waiter]? {
-        guard isWaiting else { return nil }
-        state = .failed(error)
-        return takeWaiters()
+    /// - Returns: The decision and every waiter, to resume with it (in the order they registered,
+    ///   apart from cancellations); `nil` when no decision was being announced (the gate was shut
+    ///   down meanwhile, and those waiters were resumed with that).
+    mutating func finishAnnouncing() -> (decision: Decision, waiters: [Waiter])? {
+        guard case .announcing(let decision) = state else { return nil }
+        state = .decided(decision)
+        return (decision, takeWaiters())
     }
 
     /// Shuts the gate for good.
@@ -144,3 +174,4 @@ struct ReadinessStateMachine<Waiter, Outcome> {
 
 extension ReadinessStateMachine: Sendable where Waiter: Sendable, Outcome: Sendable {}
 extension ReadinessStateMachine.State: Sendable where Outcome: Sendable {}
+extension ReadinessStateMachine.Decision: Sendable where Outcome: Sendable {}

@@ -113,11 +113,73 @@ import Testing
         #expect(machine.outcome == nil)
     }
 
+    @Test func waiterRegisteringWhileTheOutcomeIsAnnouncedWaitsForTheAnnouncementToEnd() {
+        var machine = Machine()
+        _ = machine.register(machine.makeWaiterID(), waiter: "early")
+        let decided = machine.decide(.ready(1))
+        #expect(decided)
+        #expect(machine.outcome == 1, "decided: the store reports its readiness")
+        let during = machine.register(machine.makeWaiterID(), waiter: "during")
+        #expect(during.name == "suspend")
+        let resumed = machine.finishAnnouncing()?.waiters
+        #expect(resumed == ["early", "during"])
+        let after = machine.register(machine.makeWaiterID(), waiter: "after")
+        #expect(after.name == "ready 1")
+    }
+
+    @Test func aGateBeingAnnouncedCannotBeDecidedAgain() {
+        var machine = Machine()
+        let first = machine.decide(.ready(1))
+        let failed = machine.decide(.failed(Refused()))
+        let second = machine.decide(.ready(2))
+        #expect(first && !failed && !second)
+        let resumed = machine.finishAnnouncing()?.waiters
+        #expect(resumed == [])
+        #expect(machine.outcome == 1)
+    }
+
+    @Test func cancellationWhileTheOutcomeIsAnnouncedResumesOnlyThatWaiter() {
+        var machine = Machine()
+        let id = machine.makeWaiterID()
+        _ = machine.decide(.ready(1))
+        _ = machine.register(id, waiter: "a")
+        _ = machine.register(machine.makeWaiterID(), waiter: "b")
+        let cancelled = machine.cancel(id)
+        #expect(cancelled == "a")
+        let resumed = machine.finishAnnouncing()?.waiters
+        #expect(resumed == ["b"])
+    }
+
+    @Test func shutDownWhileTheOutcomeIsAnnouncedTakesEveryWaiter() {
+        var machine = Machine()
+        _ = machine.register(machine.makeWaiterID(), waiter: "a")
+        _ = machine.decide(.ready(1))
+        let shutDown = machine.shutDown()
+        #expect(shutDown == ["a"])
+        let resumed = machine.finishAnnouncing()
+        #expect(resumed == nil, "nothing left to resume with the outcome")
+        let late = machine.register(machine.makeWaiterID(), waiter: "late")
+        #expect(late.name == "shut down")
+    }
+
     @Test func shutDownAfterOpenFailsLaterRegistrations() {
         var machine = Machine()
         _ = machine.open(1)
         #expect(machine.shutDown().isEmpty)
         #expect(machine.register(machine.makeWaiterID(), waiter: "late").name == "shut down")
+    }
+}
+
+extension ReadinessStateMachine {
+    /// Decides ready and ends the announcement at once: the waiters to resume, or `nil` when the
+    /// gate was not waiting.
+    fileprivate mutating func open(_ outcome: Outcome) -> [Waiter]? {
+        decide(.ready(outcome)) ? finishAnnouncing()?.waiters : nil
+    }
+
+    /// Decides failed and ends the announcement at once.
+    fileprivate mutating func fail(_ error: any Error) -> [Waiter]? {
+        decide(.failed(error)) ? finishAnnouncing()?.waiters : nil
     }
 }
 
