@@ -117,11 +117,14 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     @discardableResult
     package func failReadiness(with error: any Error) -> Bool {
         guard store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) }) else { return false }
-        let loop = control.withLock { machine -> CheckedContinuation<LoopWake, Never>? in
+        // Stops now: the loop, once its fetch in flight returns, discards it; refreshes waiting for
+        // that fetch, and later ones, throw `error`.
+        let (loop, refreshes) = control.withLock { machine in
             machine.stopReason = error
-            return machine.cancelLoop()
+            return (machine.cancelLoop(), machine.stop().waiters)
         }
         loop?.resume(returning: .stop)
+        for refresh in refreshes { refresh.resume(returning: .failure(error)) }
         return true
     }
 
@@ -230,10 +233,11 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             hasFetched = true
             report(.fetchStarted(attempt: failures + 1))
             let result = await fetch()
-            guard !Task.isCancelled else {
-                // Shutting down: whatever the fetch returned is discarded, never applied; a
-                // refresh waiting for it learns that the lifecycle was shut down.
-                finishFetch(.failure(ReadinessError.shutDown))
+            guard !Task.isCancelled, !control.withLock({ $0.isLoopCancelled }) else {
+                // Shut down, or readiness failed, during the fetch: whatever it returned is
+                // discarded, never applied or recorded; a refresh waiting for it learns why the
+                // lifecycle stopped.
+                finishFetch(.failure(control.withLock { $0.stopError }))
                 return
             }
             switch result {

@@ -88,6 +88,13 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         return false
     }
 
+    /// Whether the loop was told to stop (its task cancelled, or readiness failed): a fetch that
+    /// returns then is discarded.
+    var isLoopCancelled: Bool {
+        if case .cancelled = loop { return true }
+        return false
+    }
+
     /// What refresh callers get once stopped: the error that ended readiness, or shutdown.
     var stopError: any Error { stopReason ?? ReadinessError.shutDown }
 

@@ -60,6 +60,27 @@ import Testing
         await client.shutdown()
     }
 
+    @Test func failingReadinessDuringAFetchEndsTheRefreshWaitingForItWithThatError() async throws {
+        let service = rig.service([.delayed(5, .config(a))])
+        let (client, events) = rig.client(service)
+        try await service.waitForFetches(1)
+        // Whether the refresh joins the fetch before or after readiness fails, it throws the error.
+        let refresh = Task { try await client.refreshNow() }
+        #expect(client.failReadiness(with: InvalidSDKKey()))
+        // The fetch arrives: it is discarded, recorded neither as a success nor as applied.
+        _ = try await rig.clock.advanceToNextDeadline()
+        await #expect(throws: InvalidSDKKey()) { try await refresh.value }
+        await #expect(throws: InvalidSDKKey()) { try await client.refreshNow() }
+        try await rig.steps.wait { $0.isStopped }
+        #expect(!rig.steps.steps.contains { $0.appliedChange != nil }, "\(rig.steps.steps)")
+        #expect(!rig.steps.steps.contains { if case .refreshScheduled = $0 { true } else { false } })
+        #expect(client.status.lastSuccessfulFetch == nil)
+        #expect(client.config == nil)
+        await #expect(throws: InvalidSDKKey()) { try await client.ready() }
+        #expect(events.events.isEmpty, "no ready, no update")
+        await client.shutdown()
+    }
+
     @Test func recorderNextReturnsAStepRecordedBeforeItWasCalledAndThenTheOneAfter() async throws {
         let steps = LifecycleRecorder()
         let failure = MockConfigFetchService.SimulatedError("reset")
