@@ -14,8 +14,8 @@ extension LockedValue {
     ///   - condition: What the waiter waits for, as the owner's `takeAll` reads it.
     ///   - timeout: The bound, in seconds of real time.
     ///   - isSatisfied: Whether the condition holds now; runs under the lock.
-    ///   - timeoutError: The error for a wait whose bound passed, from the value then; runs under
-    ///     the lock.
+    ///   - timeoutError: The error for a wait whose bound passed, from a copy of the value then;
+    ///     runs outside the lock.
     /// - Throws: `timeoutError`'s error when the bound passes first; `CancellationError` when the
     ///   task is cancelled first.
     func wait<Condition: Sendable>(
@@ -36,11 +36,9 @@ extension LockedValue {
             }
             if let early { continuation.resume(with: early) }
         } end: { timedOut in
-            let (continuation, error) = withLock { value -> (BoundedWaiters<Condition>.Continuation?, any Error) in
-                let error = timedOut ? timeoutError(value) : CancellationError()
-                return (value[keyPath: waiters].end(id, with: error), error)
-            }
-            continuation?.resume(throwing: error)
+            // Copied under the lock, described after it.
+            let error = timedOut ? timeoutError(withLock { $0 }) : CancellationError()
+            withLock { $0[keyPath: waiters].end(id, with: error) }?.resume(throwing: error)
         }
     }
 }

@@ -58,7 +58,8 @@ final class RecordingLog<Element: Sendable>: Sendable {
     /// - Parameters:
     ///   - condition: The test's condition; runs outside the lock.
     ///   - timeout: The bound, in seconds of real time.
-    ///   - timeoutError: The error for a wait whose bound passed, from what was recorded by then.
+    ///   - timeoutError: The error for a wait whose bound passed, from what was recorded by then;
+    ///     runs outside the lock, so the elements' descriptions may read the recorder.
     /// - Throws: `timeoutError`'s error; `CancellationError`.
     func wait(
         until condition: @escaping Condition,
@@ -69,12 +70,10 @@ final class RecordingLog<Element: Sendable>: Sendable {
         try await boundedWait(within: timeout) { continuation in
             register(id, condition, continuation)
         } end: { [state] timedOut in
-            let (continuation, error) = state.withLock {
-                state -> (CheckedContinuation<Void, any Error>?, any Error) in
-                let error: any Error = timedOut ? timeoutError(state.elements) : CancellationError()
-                return (state.waiters.end(id, with: error), error)
-            }
-            continuation?.resume(throwing: error)
+            // Copied under the lock, described after it: describing runs the elements' own code,
+            // which may read this recorder.
+            let error: any Error = timedOut ? timeoutError(state.withLock { $0.elements }) : CancellationError()
+            state.withLock { $0.waiters.end(id, with: error) }?.resume(throwing: error)
         }
     }
 
