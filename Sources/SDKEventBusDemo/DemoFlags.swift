@@ -31,7 +31,7 @@ enum FlagEvent: String, EventCatalogue, LifecycleCatalogue {
 
 /// The payload of a ``FlagEvent``.
 enum FlagPayload: CataloguePayload {
-    case initialized(source: ConfigSource)
+    case initialized(source: Readiness.Source)
     case flagsChanged([String])
     case error(String)
 

@@ -20,7 +20,7 @@ public import SDKEventBusCore
 public enum EventPayloadValue: CataloguePayload, Equatable {
     /// The payload of ``SystemEvent/ready``.
     ///
-    /// Stored out of line: ``ReadyPayload`` holds a `ConfigSource`, a resilient type of another
+    /// Stored out of line: ``ReadyPayload`` holds a `Readiness.Source`, a resilient type of another
     /// module in a binary SDK's build (library evolution). Stored inline, it would leave the whole
     /// enum's layout to be computed at run time, and every copy and `switch` of every payload, the
     /// `event` of each fire among them, would go through the runtime. This event fires once.

@@ -12,8 +12,8 @@ public import SDKEventBusCore
 /// Every field is optional so that an SDK that only announces readiness can fire `ReadyPayload()`;
 /// its wire form is then `{}`.
 public struct ReadyPayload: Sendable, Equatable, Codable {
-    /// Where the configuration came from, or ``/SDKEventBusCore/ConfigSource/degraded``.
-    public var source: ConfigSource?
+    /// Where the configuration came from, or ``/SDKEventBusCore/Readiness/Source/degraded``.
+    public var source: Readiness.Source?
     /// How old the configuration was, in seconds, when known.
     public var configAgeSeconds: Double?
     /// For a degraded start, the error that caused it, in words.
@@ -25,7 +25,7 @@ public struct ReadyPayload: Sendable, Equatable, Codable {
     ///   - source: Where the configuration came from.
     ///   - configAgeSeconds: How old the configuration was, in seconds.
     ///   - error: For a degraded start, the error that caused it.
-    public init(source: ConfigSource? = nil, configAgeSeconds: Double? = nil, error: String? = nil) {
+    public init(source: Readiness.Source? = nil, configAgeSeconds: Double? = nil, error: String? = nil) {
         self.source = source
         self.configAgeSeconds = configAgeSeconds
         self.error = error

@@ -37,9 +37,11 @@ public struct SDKStatus: Sendable, CustomStringConvertible {
 }
 
 extension SDKStatus {
-    /// Whether `other` says the same: every field equal, errors by their description.
+    /// Whether `other` says the same, for publishing only changes: every field equal, a readiness by
+    /// its source and date (a gate decides once), errors by their description.
     func says(sameAs other: SDKStatus) -> Bool {
-        isReady == other.isReady && isShutDown == other.isShutDown && readiness == other.readiness
+        isReady == other.isReady && isShutDown == other.isShutDown
+            && readiness?.source == other.readiness?.source && readiness?.date == other.readiness?.date
             && source == other.source && lastUpdated == other.lastUpdated
             && lastSuccessfulFetch == other.lastSuccessfulFetch && consecutiveFailures == other.consecutiveFailures
             && lastFetchError.map(String.init(describing:)) == other.lastFetchError.map(String.init(describing:))

@@ -54,7 +54,7 @@ final class StatusRecorder: Sendable {
                 readiness: readiness,
                 // Until the lifecycle records the first configuration's source (just after the store
                 // became ready with it, so a `ready()` caller may look first), readiness says it.
-                source: state.source ?? readiness.map(\.source),
+                source: state.source ?? readiness?.source.configSource,
                 lastUpdated: state.lastUpdated,
                 lastSuccessfulFetch: state.lastSuccessfulFetch,
                 lastFetchError: state.lastFetchError,

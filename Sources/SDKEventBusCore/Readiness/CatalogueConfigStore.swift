@@ -98,9 +98,8 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///
     /// - Parameters:
     ///   - newConfig: The configuration to apply.
-    ///   - source: Where it came from: ``ConfigSource/live``, ``ConfigSource/cache`` or
-    ///     ``ConfigSource/initial``; passing ``ConfigSource/degraded``, which names no configuration,
-    ///     is a programming error.
+    ///   - source: Where it came from: ``ConfigSource/live`` (the default), ``ConfigSource/cache``
+    ///     or ``ConfigSource/initial``.
     ///   - fetchedAt: When it was fetched or saved, for ``Readiness/configAge``; `nil` for a live
     ///     configuration means now.
     /// - Returns: What the store did with it.
@@ -133,7 +132,6 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
     ) -> ConfigChange {
-        precondition(source != .degraded, "setConfig(_:from:): a configuration cannot come from .degraded")
         let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
         if change == .ignored || change == .unchanged { willAnnounce(change) }
         return change
@@ -151,7 +149,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
             let now = Date()
             let date = fetchedAt ?? (source == .live ? now : nil)
             let readiness = Readiness(
-                source: source,
+                source: Readiness.Source(source),
                 configAge: date.map { max(0, now.timeIntervalSince($0)) },
                 date: now
             )
@@ -187,7 +185,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// Resolves readiness without a configuration: a degraded start, so that an app never hangs at
     /// launch when the first fetch fails and nothing is cached.
     ///
-    /// Fires the ready payload with ``ConfigSource/degraded`` and resumes every waiter with it.
+    /// Fires the ready payload with ``Readiness/Source/degraded`` and resumes every waiter with it.
     /// A configuration that arrives later is announced as an update.
     ///
     /// - Parameter error: What made the start degraded (the failed fetch, a deadline).

@@ -13,9 +13,45 @@ public import Foundation
 ///
 ///
 /// The ready event carries the same facts (`ReadyPayload` for the built-in catalogue).
-public struct Readiness: Sendable, Equatable, CustomStringConvertible {
-    /// Where the configuration came from, or ``ConfigSource/degraded`` when there is none.
-    public var source: ConfigSource
+///
+/// Not `Equatable`: its ``error`` is any error, and errors cannot be compared in general (two
+/// descriptions can match for different errors, and differ for equal ones). Compare the fields
+/// you need: ``source``, ``configAge``, ``date``, and the error as its own type.
+public struct Readiness: Sendable, CustomStringConvertible {
+    /// What made the SDK ready: where its configuration came from, or a degraded start.
+    ///
+    /// The raw values are the names logs and wire forms use.
+    public enum Source: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// A live fetch.
+        case live
+        /// The cache of the last good configuration, read at start.
+        case cache
+        /// The configuration the SDK author gave to start from.
+        case initial
+        /// None: the SDK started without a configuration after a failure, and ``Readiness/error``
+        /// says which.
+        case degraded
+
+        /// The readiness source of a configuration from `source`.
+        ///
+        /// - Parameter source: Where the configuration came from.
+        public init(_ source: ConfigSource) {
+            switch source {
+            case .live: self = .live
+            case .cache: self = .cache
+            case .initial: self = .initial
+            }
+        }
+
+        /// The source's name, for logs.
+        public var description: String { rawValue }
+
+        /// Where the configuration came from; `nil` for a degraded start, which has none.
+        var configSource: ConfigSource? { ConfigSource(rawValue: rawValue) }
+    }
+
+    /// Where the configuration came from, or ``Source/degraded`` when there is none.
+    public var source: Source
     /// How old the configuration was when the SDK became ready, in seconds: zero for a live one, the
     /// time since it was saved for a cached one; `nil` when unknown (an initial configuration, a
     /// cache that keeps no date) or when degraded.
@@ -33,19 +69,12 @@ public struct Readiness: Sendable, Equatable, CustomStringConvertible {
     ///   - error: For a degraded start, why.
     ///   - date: When the SDK became ready.
     public init(
-        source: ConfigSource, configAge: TimeInterval? = nil, error: (any Error)? = nil, date: Date = Date()
+        source: Source, configAge: TimeInterval? = nil, error: (any Error)? = nil, date: Date = Date()
     ) {
         self.source = source
         self.configAge = configAge
         self.error = error
         self.date = date
-    }
-
-    /// Whether two readinesses say the same: the same source, age and date, and errors that
-    /// describe themselves the same way (errors are not `Equatable`).
-    public static func == (lhs: Readiness, rhs: Readiness) -> Bool {
-        lhs.source == rhs.source && lhs.configAge == rhs.configAge && lhs.date == rhs.date
-            && lhs.error.map { "\($0)" } == rhs.error.map { "\($0)" }
     }
 
     /// A line for logs: `ready (live)`, `ready (cache, configuration 12.5 s old)`,

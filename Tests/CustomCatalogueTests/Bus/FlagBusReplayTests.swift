@@ -48,7 +48,7 @@ import Testing
 
     @Test(arguments: DeliveryContext.allCases)
     func replayIsDeliveredBeforeFiresAfterTheSubscription(_ context: DeliveryContext) async {
-        let sources = CallLog<ConfigSource>()
+        let sources = CallLog<Readiness.Source>()
         emitter.fire(InitializedPayload(source: .cache))
         Listeners(bus, in: context).on(InitializedPayload.self) { sources.append($0.source) }
         emitter.fire(InitializedPayload(source: .live))

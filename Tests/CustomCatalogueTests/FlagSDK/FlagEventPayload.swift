@@ -3,7 +3,7 @@ import SDKEventBusWire
 
 /// The payload of a ``FlagEvent``: one case per event, named as the event, wrapping its struct.
 enum FlagEventPayload: WireCodablePayload, Equatable {
-    indirect case initialized(InitializedPayload)  // holds a ConfigSource: boxed, so the layout is fixed
+    indirect case initialized(InitializedPayload)  // holds a Readiness.Source: boxed, so the layout is fixed
     case flagsChanged(FlagsChangedPayload)
     case error(FlagErrorPayload)
     case stale(StalePayload)

@@ -3,7 +3,7 @@ import SDKEventBusCore
 /// The payload of ``FlagEvent/initialized``: how the SDK became ready, and with how many flags.
 struct InitializedPayload: Equatable, Codable {
     static let event = FlagEvent.initialized
-    var source: ConfigSource
+    var source: Readiness.Source
     var error: String? = nil
     var flagCount = 0
 }
