@@ -73,7 +73,9 @@ extension CatalogueSubscribing {
     ///   - event: The event to listen to.
     ///   - delivery: ``Delivery/immediate``.
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
-    ///     is ``ReplayRule/latestOnRequest``; a replay is delivered before `on` returns.
+    ///     is ``ReplayRule/latestOnRequest``. A replay comes before anything fired after the
+    ///     subscription, and is delivered before `on` returns unless another thread is delivering on
+    ///     the immediate lane at that moment: that thread then delivers it, next.
     ///   - callback: Called on the firing thread with each payload of `event`.
     /// - Returns: The subscription.
     @inlinable

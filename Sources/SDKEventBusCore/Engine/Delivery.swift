@@ -39,6 +39,10 @@ public struct Delivery<Context>: Sendable {
 extension Delivery where Context == MainActor {
     /// On the main actor, the default: many fires share a main-actor job, and a job yields the main
     /// actor after about 2 ms of callbacks.
+    ///
+    /// The callbacks run only while the main thread serves the main actor, as an app's always does.
+    /// On Linux, run an async `main`, `dispatchMain()` or `RunLoop.main.run()`; otherwise use
+    /// ``immediate`` or ``isolated(to:)``.
     public static var mainActor: Delivery<MainActor> { Delivery(lane: .mainActor) }
 }
 
