@@ -5,23 +5,27 @@ import PackageDescription
 let package = Package(
     name: "SDKEventBus",
     // The floors every product works from (Docs/Platforms.md; Scripts/check-availability.py proves
-    // them in CI). The core, the catalogue, the app buses, readiness, the lifecycle, fetching,
-    // caching, the client and the testing library all run from here; only the `@Observable` status
+    // them in CI). The engine, the wire form, the configuration half, the app buses, the built-in
+    // catalogue and the testing library all run from here; only the `@Observable` status
     // (iOS 17) and the overloads that take a custom `Clock` (iOS 16) ask for more, with `@available`.
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
-        // The generic core an SDK embeds: the engine, catalogue buses, readiness, the configuration
-        // lifecycle, HTTP fetching, caching and the client. No vendor's domain.
+        // The event engine, an SDK's event system and nothing else: catalogue buses and emitters,
+        // subscriptions, delivery contexts, replay, diagnostics. No configuration, JSON, HTTP or cache.
         .library(name: "SDKEventBusCore", targets: ["SDKEventBusCore"]),
+        // Strict JSON with typed errors (`JSONDecodingError`, with the path and line of what was wrong)
+        // and the JSON wire form of a catalogue's payloads, for bridges (React Native, Flutter) and
+        // analytics forwarding: `WireCodablePayload`, with canonical bytes.
+        .library(name: "SDKEventBusWire", targets: ["SDKEventBusWire"]),
+        // The configuration half, on the core and the wire form, as parts an SDK takes one by one: the
+        // store and readiness, the lifecycle (refresh, retry, triggers, its clock), fetching over HTTP or
+        // with the SDK's own function, the cache, the client that wires them all.
+        .library(name: "SDKEventBusConfig", targets: ["SDKEventBusConfig"]),
         // App-level buses on the core's engine, for app code: events published and subscribed by type,
         // owner-bound and one-shot subscriptions, scoped buses, an all-events feed. An SDK never needs it.
         .library(name: "SDKEventBusAppEvents", targets: ["SDKEventBusAppEvents"]),
-        // The JSON wire form of a catalogue's payloads, for bridges (React Native, Flutter) and
-        // analytics forwarding: `WireCodablePayload`, with canonical bytes. Optional for an SDK.
-        .library(name: "SDKEventBusWire", targets: ["SDKEventBusWire"]),
         // The built-in catalogue (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
-        // …) on top of the core, the wire form and the app buses, which it re-exports: `import
-        // SDKEventBus` gives all.
+        // …) on top of every product above, which it re-exports: `import SDKEventBus` gives all.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
         // Test doubles and test hooks for the tests of code that uses the bus, SDKs' and apps': a test
         // clock, recorders, a scripted fetch service, a catalogue conformance check.
@@ -33,9 +37,14 @@ let package = Package(
         .target(name: "_SDKEventBusAtomics"),
         .target(name: "SDKEventBusCore", dependencies: ["_SDKEventBusAtomics"]),
         .target(name: "SDKEventBusWire", dependencies: ["SDKEventBusCore"]),
+        .target(name: "SDKEventBusConfig", dependencies: ["SDKEventBusCore", "SDKEventBusWire"]),
         .target(name: "SDKEventBusAppEvents", dependencies: ["SDKEventBusCore", "_SDKEventBusAtomics"]),
-        .target(name: "SDKEventBus", dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents"]),
-        .target(name: "SDKEventBusTesting", dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBus"]),
+        .target(
+            name: "SDKEventBus",
+            dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents"]),
+        .target(
+            name: "SDKEventBusTesting",
+            dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBus"]),
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
         .executableTarget(
@@ -43,8 +52,8 @@ let package = Package(
         .testTarget(
             name: "SDKEventBusTests",
             dependencies: [
-                "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
-                "LoopbackHTTPServer",
+                "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus",
+                "SDKEventBusTesting", "LoopbackHTTPServer",
             ],
             resources: [.copy("Resources")]
         ),
@@ -52,14 +61,14 @@ let package = Package(
         // core's public API only, running the guarantees the built-in catalogue's tests pin.
         .testTarget(
             name: "CustomCatalogueTests",
-            dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusTesting"],
+            dependencies: ["SDKEventBusConfig", "SDKEventBusTesting"],
             resources: [.copy("Resources")]
         ),
         // An SDK that declares the built-in catalogue's names for its own types (SystemEvent,
         // EventBus, ConfigStore, ProjectConfig, …) on the core, and an app's tests that import it beside
         // the core and the testing library: they compile without one ambiguity.
-        .target(name: "ClashSDK", dependencies: ["SDKEventBusCore"], path: "Tests/ClashSDK"),
-        .testTarget(name: "CoreClashTests", dependencies: ["ClashSDK", "SDKEventBusCore", "SDKEventBusTesting"]),
+        .target(name: "ClashSDK", dependencies: ["SDKEventBusConfig"], path: "Tests/ClashSDK"),
+        .testTarget(name: "CoreClashTests", dependencies: ["ClashSDK", "SDKEventBusConfig", "SDKEventBusTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,7 +15,7 @@ Usage: Scripts/budgets.py [--check] [--markdown]
   data, unwind tables and Swift's type metadata: what the objects load, not only their code.
 
 With --check it fails when a module grows past its ceiling (CEILINGS below: what it measured when
-the ceiling was last lowered), and when the core is over its budget (BUDGETS, issue 21's target);
+the ceiling was last lowered), and when a product is over its budget (BUDGETS: the events product, and the configuration product on top of it);
 `.ci/run` runs it so. Lower a ceiling whenever a change shrinks a
 module: the ceilings only go down.
 With --markdown it prints the table for Docs/Performance.md.
@@ -35,7 +35,8 @@ SCRATCH = ROOT / ".build" / "budgets"
 
 # Module → (maximum API entries, maximum KB of machine code). Modules without a budget are reported.
 BUDGETS = {
-    "SDKEventBusCore": (300, 300),
+    "SDKEventBusCore": (120, 120),
+    "SDKEventBusConfig": (200, 200),
 }
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.

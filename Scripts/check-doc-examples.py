@@ -33,13 +33,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "Scripts" / "doc-examples"
-MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting"]
+MODULES = [
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
+]
 LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
 DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
 # Documents for an SDK author with a catalogue of their own: they import the core only.
-CORE_DOCUMENTS = {"DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire"}
+CORE_DOCUMENTS = {
+    "DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig",
+}
 # Documents read as one: each continues the one before (the flag catalogue is declared once).
-GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire"]]
+GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"]]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
 # The SDK the guides build: its types are declared by the guides themselves, in the same target, so
@@ -53,7 +57,9 @@ DECLARATION = re.compile(
 ATTRIBUTE_ONLY = re.compile(r"^@[\w.]+(?:\([^)]*\))?\s*$")
 LITERALS = re.compile(r'#"(?:[^"]|"(?!#))*"#|"(?:[^"\\]|\\.)*"')
 APP_IMPORTS = ["Foundation", "SDKEventBus", "SDKEventBusAppEvents", "SDKEventBusTesting", "Testing", "XCTest"]
-CORE_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusTesting", "Testing", "XCTest"]
+CORE_IMPORTS = [
+    "Foundation", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusTesting", "Testing", "XCTest",
+]
 # Documents for app code that takes only the app buses' product (beside an SDK built on the core).
 APP_EVENTS_DOCUMENTS = {"SDKEventBusAppEvents"}
 APP_EVENTS_IMPORTS = ["Foundation", "SDKEventBusAppEvents", "SDKEventBusTesting", "Testing", "XCTest"]

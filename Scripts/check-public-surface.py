@@ -5,7 +5,7 @@ Usage: Scripts/check-public-surface.py [SYMBOL_GRAPH_DIR]
 
 App code holds an SDK's CatalogueBus (EventBus for the built-in catalogue) or its CatalogueClient
 (SDKClient); only the holder of the bus's CatalogueEmitter (EventEmitter) may fire. This reads the
-public symbol graphs of SDKEventBusCore, SDKEventBusAppEvents and SDKEventBus (from `swift package dump-symbol-graph
+public symbol graphs of SDKEventBusCore, SDKEventBusConfig, SDKEventBusAppEvents and SDKEventBus (from `swift package dump-symbol-graph
 --minimum-access-level public`) and checks that:
 
 1. every public member whose name fires, emits, posts, sends or triggers belongs to
@@ -32,7 +32,7 @@ FIRING_OWNERS = {EMITTER, "AppEventBus"}
 EMITTER_SOURCE_OWNERS = {"CatalogueBus/makeBus", "CatalogueClient/make"}
 RECEIVER_TYPES = {"CatalogueBus", "EventBus", "CatalogueClient", "SDKClient"}
 # The library modules app code imports: the core, the app buses, and the built-in catalogue on them.
-MODULES = ["SDKEventBusCore", "SDKEventBusAppEvents", "SDKEventBus"]
+MODULES = ["SDKEventBusCore", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus"]
 
 
 def type_names(fragments):

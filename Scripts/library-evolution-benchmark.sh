@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-7}
 
-modules=(SDKEventBusCore SDKEventBusWire SDKEventBusAppEvents SDKEventBus)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus)
 triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')
 sdk=()
 if [[ "$(uname)" == "Darwin" ]]; then sdk=(-sdk "$(xcrun --show-sdk-path)"); fi

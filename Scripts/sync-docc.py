@@ -30,9 +30,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "Docs"
-MODULES = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting"]
+MODULES = [
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
+]
 # The modules whose types a module extends in its public API.
-EXTENDS = {"SDKEventBusTesting": {"SDKEventBusCore"}}
+EXTENDS = {"SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig"}}
 # Each guide, in the catalog of the module it documents.
 GUIDES = {
     "GettingStarted": "SDKEventBusCore",
@@ -42,8 +44,8 @@ GUIDES = {
     "DeliveryContexts": "SDKEventBusCore",
     "DeliveryGuarantees": "SDKEventBusCore",
     "AppEvents": "SDKEventBusAppEvents",
-    "ReadinessAndLifecycle": "SDKEventBusCore",
-    "OnlineOfflineAndCache": "SDKEventBusCore",
+    "ReadinessAndLifecycle": "SDKEventBusConfig",
+    "OnlineOfflineAndCache": "SDKEventBusConfig",
     "BuiltInCatalogue": "SDKEventBus",
     "TestingCodeThatUsesSDKEventBus": "SDKEventBusTesting",
 }

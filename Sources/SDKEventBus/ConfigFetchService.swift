@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// Fetches the built-in catalogue's live configuration, a ``ProjectConfig``: the seam between the
 /// SDK's lifecycle and the network.

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The built-in catalogue's config store: holds the ``ProjectConfig`` and the readiness gate, and
 /// fires ``SystemEvent/ready`` and ``SystemEvent/configUpdated``.

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The built-in catalogue's event bus: app code subscribes to ``SystemEvent``s with `on` and
 /// unsubscribes with `off`; the SDK fires through an ``EventEmitter``.

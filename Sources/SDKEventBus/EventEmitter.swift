@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The capability to fire the built-in events on one ``EventBus``; see ``/SDKEventBusCore/CatalogueEmitter``.
 ///

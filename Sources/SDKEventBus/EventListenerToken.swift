@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// An opaque handle to one subscription, returned by `on`; pass it to `off` (or call `cancel()`) to
 /// unsubscribe.

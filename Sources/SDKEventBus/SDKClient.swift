@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The built-in catalogue's SDK facade; see `CatalogueClient`.
 ///

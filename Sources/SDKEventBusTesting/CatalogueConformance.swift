@@ -1,5 +1,5 @@
 import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 import SDKEventBusWire
 
 /// Checks an SDK's catalogue against its wire contract, in the SDK's own tests: the event names

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 extension LifecycleConfiguration {
     /// The test clock every wait of the lifecycle runs on, or `nil` when it runs on another clock

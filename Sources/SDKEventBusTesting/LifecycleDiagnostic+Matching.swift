@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 extension LifecycleDiagnostic {
     /// For ``/SDKEventBusCore/LifecycleDiagnostic/configApplied(_:)``, what the store did with the fetched

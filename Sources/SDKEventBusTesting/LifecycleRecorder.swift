@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// Records a configuration lifecycle's diagnostics, so that a test awaits a step — a rejected body,
 /// a scheduled refresh — instead of sleeping: many steps fire no event to wait for.

@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// A bounded wait for a test hook whose waiters, a ``BoundedWaiters``, live in the locked value.
 extension LockedValue {

@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 extension CatalogueConfigStore {
     /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogueConfigStore/waitForReady()``,

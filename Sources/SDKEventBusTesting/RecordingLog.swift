@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// What a recorder keeps: what it recorded, in order, and the tests waiting for a condition on it.
 ///

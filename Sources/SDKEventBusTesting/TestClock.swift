@@ -1,5 +1,5 @@
 public import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// A clock that moves only when a test advances it, so that backoff, refreshes, deadlines and
 /// timeouts run instantly and deterministically.

@@ -1,5 +1,5 @@
 public import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// A test hook's wait that ended before what it waited for happened: what it waited for, how long,
 /// and what it saw by then.

@@ -1,5 +1,5 @@
 import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 // An SDK that names its own types as the built-in catalogue does (the SDK the package was modelled
 // on has these names) and builds them on the core. `CoreClashTests` imports this module and the

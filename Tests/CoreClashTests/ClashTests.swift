@@ -1,6 +1,6 @@
 import ClashSDK
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 import SDKEventBusTesting
 import Testing
 

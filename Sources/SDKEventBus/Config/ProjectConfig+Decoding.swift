@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 extension ProjectConfig: RemoteConfiguration {
     /// How deep objects and arrays may nest in a configuration body.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 extension ProjectConfig {
     /// A goal conversions are tracked against.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 extension ProjectConfig {
     /// An experience: an experiment that splits visitors between variations.

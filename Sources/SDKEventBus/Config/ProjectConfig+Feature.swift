@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 extension ProjectConfig {
     /// A feature that experiences can toggle, with the variables it exposes.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// A project's configuration as the SDK's CDN serves it: the experiences, goals, audiences,
 /// segments, locations and features an SDK needs to run.

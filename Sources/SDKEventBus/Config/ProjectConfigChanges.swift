@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// What changed between two project configurations: the keys of the entities added, removed and
 /// changed, per kind of entity.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that queued tracking calls were sent to the API (``SystemEvent/apiQueueReleased``).
 ///

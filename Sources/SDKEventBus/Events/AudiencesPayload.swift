@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that a visitor matched audiences (``SystemEvent/audiences``).
 public struct AudiencesPayload: Sendable, Equatable, Codable {

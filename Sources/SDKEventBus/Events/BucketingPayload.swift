@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that a visitor was bucketed into a variation (``SystemEvent/bucketing``).
 ///

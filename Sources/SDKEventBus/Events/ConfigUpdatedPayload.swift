@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing a configuration that differs from the previous one
 /// (``SystemEvent/configUpdated``): the new configuration and what changed.

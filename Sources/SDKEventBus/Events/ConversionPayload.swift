@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that a visitor converted on a goal (``SystemEvent/conversion``).
 ///

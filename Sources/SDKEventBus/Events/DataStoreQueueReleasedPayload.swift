@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that queued data-store writes were flushed (``SystemEvent/dataStoreQueueReleased``).
 public struct DataStoreQueueReleasedPayload: Sendable, Equatable, Codable {

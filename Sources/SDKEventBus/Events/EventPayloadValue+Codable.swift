@@ -1,5 +1,5 @@
 import Foundation
-public import SDKEventBusCore
+public import SDKEventBusConfig
 public import SDKEventBusWire
 
 /// The JSON wire form of the built-in events:

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 // The built-in payload structs as the typed payloads of the built-in catalogue.
 

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The payload of a system event: one case per ``SystemEvent``, named the same, each wrapping its
 /// payload struct.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that a location became active (``SystemEvent/locationActivated``).
 ///

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The payload announcing that the SDK is ready (``SystemEvent/ready``): how it became ready, the
 /// facts ``/SDKEventBusCore/Readiness`` gives `ready()` callers.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// A visitor's segments: the attributes an SDK groups visitors by for reporting.
 ///

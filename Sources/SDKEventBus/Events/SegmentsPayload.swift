@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload announcing that a visitor's segments were set or changed (``SystemEvent/segments``).
 public struct SegmentsPayload: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// The built-in catalogue's configuration, and the payloads of its lifecycle events.
 extension SystemEvent: LifecycleCatalogue {

@@ -1,4 +1,4 @@
-public import SDKEventBusCore
+public import SDKEventBusConfig
 
 /// A system event an SDK announces to the app: the closed, frozen catalogue.
 ///

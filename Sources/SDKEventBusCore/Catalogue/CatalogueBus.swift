@@ -28,7 +28,7 @@
 /// Subscribing, firing and counting never suspend; only ``off(_:)`` (which may wait for a pass that
 /// is calling that listener) and ``flush()`` do. The built-in catalogue's bus is `EventBus`.
 public actor CatalogueBus<Catalogue: EventCatalogue> {
-    nonisolated let storage: BusStorage
+    package nonisolated let storage: BusStorage
     nonisolated let index: CatalogueIndex<Catalogue>
 
     init(diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {

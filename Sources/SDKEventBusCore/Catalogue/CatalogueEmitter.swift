@@ -8,10 +8,10 @@
 /// emitter.fire(.conversion(ConversionPayload(goalId: "g1", visitorId: "v1")))
 /// ```
 public struct CatalogueEmitter<Catalogue: EventCatalogue>: Sendable {
-    let storage: BusStorage
+    package let storage: BusStorage
     let index: CatalogueIndex<Catalogue>
     /// The bus this emitter fires on: the one to hand app code.
-    let bus: CatalogueBus<Catalogue>
+    package let bus: CatalogueBus<Catalogue>
 
     /// Fires `payload` to every listener of its event that is subscribed now.
     ///

@@ -325,7 +325,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// Whether every fire queued so far, on every lane, has been delivered.
-    var isDelivered: Bool { state.withLock { state in state.lanes.allSatisfy(\.isIdle) } }
+    package var isDelivered: Bool { state.withLock { state in state.lanes.allSatisfy(\.isIdle) } }
 
     /// Returns once every fire queued before the call, on every lane, has been delivered, or once
     /// its task is cancelled (at once if it already was).
@@ -460,7 +460,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         job: DeliveryLane.Job?
     ) {
         var current = start
-        var budget = DeliveryBudget(limit, now: SystemTimerClock().nanoseconds)
+        var budget = DeliveryBudget(limit, now: MonotonicClock.nanoseconds)
         while true {
             if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {
                 yieldJob(lane: lane, holding: current, job: job)

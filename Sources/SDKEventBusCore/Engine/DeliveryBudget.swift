@@ -58,7 +58,7 @@ struct DeliveryBudget {
     @inline(never)
     private mutating func check() -> Bool {
         callbacksLeft -= chunk
-        let now = SystemTimerClock().nanoseconds
+        let now = MonotonicClock.nanoseconds
         if callbacksLeft <= 0 || now >= deadline {
             isSpent = true
             return true

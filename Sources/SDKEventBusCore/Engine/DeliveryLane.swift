@@ -192,7 +192,7 @@ struct DeliveryLane {
     /// - Returns: A backlog report if the queue reached a new threshold.
     @inline(__always)
     private mutating func append(_ header: DeliveryHeader, payload: UnsafeRawPointer) -> DeliveryBacklog? {
-        if pending.isEmpty { oldestPendingSince = SystemTimerClock().nanoseconds }
+        if pending.isEmpty { oldestPendingSince = MonotonicClock.nanoseconds }
         pending.append(header, payload: payload)
         enqueuedCount += 1
         return recordBacklog()
@@ -369,7 +369,7 @@ struct DeliveryLane {
     @inline(never)
     private mutating func reportBacklog(count: Int) -> DeliveryBacklog {
         nextBacklogReport *= 2
-        let now = SystemTimerClock().nanoseconds
+        let now = MonotonicClock.nanoseconds
         let age = oldestPendingSince.map { now > $0 ? now - $0 : 0 } ?? 0
         return DeliveryBacklog(lane: name, pending: count, highWaterMark: highWaterMark, oldestAgeNanoseconds: age)
     }

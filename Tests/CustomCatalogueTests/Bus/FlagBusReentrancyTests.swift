@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 import Testing
 
 /// A callback that subscribes, unsubscribes or fires on its own bus does not deadlock, and sees the

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 import Testing
 
 /// Replay as the flag catalogue declares it: `initialized` is sticky, the other events are not.

@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 import Testing
 
 /// What `flags.changed` names: the keys of the flags added, removed or changed between two

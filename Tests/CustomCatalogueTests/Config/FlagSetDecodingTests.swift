@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 import Testing
 
 /// The flagd fixture decodes with the default strict decoding of a `Codable` configuration, and

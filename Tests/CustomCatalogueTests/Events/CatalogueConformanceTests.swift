@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 import SDKEventBusTesting
 import SDKEventBusWire
 import Testing

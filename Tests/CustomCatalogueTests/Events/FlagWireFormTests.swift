@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 import SDKEventBusWire
 import Testing
 

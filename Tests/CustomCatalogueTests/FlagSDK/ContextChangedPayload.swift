@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload of ``FlagEvent/contextChanged``: the flags now match a new evaluation context.
 struct ContextChangedPayload: Equatable, Codable {

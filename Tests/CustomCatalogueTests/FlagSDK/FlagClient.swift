@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 import SDKEventBusTesting
 
 // The flag SDK's names for the generic pieces, as the built-in catalogue has `EventBus`,

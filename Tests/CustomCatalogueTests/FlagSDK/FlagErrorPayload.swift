@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload of ``FlagEvent/error``: what went wrong, in words.
 struct FlagErrorPayload: Equatable, Codable {

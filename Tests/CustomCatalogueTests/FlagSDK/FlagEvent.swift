@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The events of a feature-flag SDK, declared outside the package the way an SDK author declares
 /// theirs.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 import SDKEventBusWire
 
 /// The payload of a ``FlagEvent``: one case per event, named as the event, wrapping its struct.

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// A flagd flag set: the configuration of the feature-flag SDK.
 ///

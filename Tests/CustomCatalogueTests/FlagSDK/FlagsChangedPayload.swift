@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload of ``FlagEvent/flagsChanged``: the keys of the flags added, removed or changed.
 struct FlagsChangedPayload: Equatable, Codable {

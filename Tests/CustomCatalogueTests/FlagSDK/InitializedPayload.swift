@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload of ``FlagEvent/initialized``: how the SDK became ready, and with how many flags.
 struct InitializedPayload: Equatable, Codable {

@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload of ``FlagEvent/reconciling``: the SDK is fetching flags for a new context.
 struct ReconcilingPayload: Equatable, Codable {

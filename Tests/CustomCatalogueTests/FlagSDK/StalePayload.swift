@@ -1,4 +1,4 @@
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The payload of ``FlagEvent/stale``: why the flags in use may be out of date.
 struct StalePayload: Equatable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 
 /// The flagd flag set committed as a test resource, a second version of it, and edits of both.
 enum FlagFixtures {

@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 import SDKEventBusTesting
 
 /// Flag clients on a test clock, their lifecycle steps and events recorded: nothing here waits for

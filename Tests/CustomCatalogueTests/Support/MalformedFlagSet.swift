@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusCore
+import SDKEventBusConfig
 import Testing
 
 /// One kind of malformed flagd body, and how it must be rejected.

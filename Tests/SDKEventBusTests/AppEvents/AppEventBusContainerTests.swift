@@ -2,7 +2,9 @@ import SDKEventBus
 import Testing
 
 @testable import SDKEventBusAppEvents
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A container runs a scope's own code — its `description`, `hash(into:)` and `==` — outside its
 /// lock, so a scope that calls back into the container does not deadlock (in debug builds on Linux

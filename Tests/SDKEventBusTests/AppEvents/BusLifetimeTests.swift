@@ -2,7 +2,9 @@ import Testing
 
 @testable import SDKEventBus
 @testable import SDKEventBusAppEvents
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// What releasing a bus or an actor frees: found by driving the app bus from outside.
 @Suite struct BusLifetimeTests {

@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite(.timeLimit(.minutes(2))) struct EventBusAsyncSequenceTests {
     let bus: EventBus

@@ -2,7 +2,9 @@ import Dispatch
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The delivery guarantees of SPEC.md § The bus, one test each.
 @Suite(.timeLimit(.minutes(2))) @MainActor struct EventBusDeliveryTests {

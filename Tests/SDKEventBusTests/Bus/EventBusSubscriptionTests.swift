@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// One-shot, owner-bound, typed and replayed subscriptions.
 @Suite(.timeLimit(.minutes(2))) @MainActor struct EventBusSubscriptionTests {

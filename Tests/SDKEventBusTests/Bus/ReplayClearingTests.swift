@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The emitter can retract what a sticky or latest-on-request event replays.
 ///

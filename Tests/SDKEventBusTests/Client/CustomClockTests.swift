@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// From iOS 16 an SDK may run the lifecycle and a timed `ready` on a `Clock` of its own; before,
 /// both run in real time, and tests use the test clock at every floor.

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite struct RetryPolicyTests {
     let policy = RetryPolicy(initialDelay: 1, multiplier: 2, maximumDelay: 30, jitter: 0)

@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The lifecycle through the facade, on a manual clock: nothing here waits for real time.
 // The limit only catches a hang: the failure storms take ~10 s beside the model-checked workout

@@ -4,7 +4,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// `shutdown()` never waits without bound, measured on the configured clock, and says what it
 /// abandoned: a fetch or cache call in flight, a lifecycle that does not stop, events an actor

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite struct JSONSyntaxValidatorTests {
     /// The error validating `json` throws, or `nil` when it is valid.

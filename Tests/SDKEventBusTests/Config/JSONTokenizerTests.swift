@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite struct JSONTokenizerTests {
     /// Every token of `json` as `kind@offset`, or the failure as `failure kind@offset`.

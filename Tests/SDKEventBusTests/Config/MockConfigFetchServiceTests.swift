@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite(.timeLimit(.minutes(2))) struct MockConfigFetchServiceTests {
     let a = Fixtures.config(named: "A")

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite struct ProjectConfigDecodingTests {
     @Test func realCDNConfigurationDecodes() throws {

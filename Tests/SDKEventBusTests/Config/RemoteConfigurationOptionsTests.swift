@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// What `Equatable` and `Encodable` add to a configuration, found at run time: the lifecycle asks
 /// nothing more of a configuration than `decode(from:)`.

@@ -4,7 +4,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A main-actor or actor delivery job runs at most about 2 ms of callbacks, then yields its
 /// executor and continues in a new job: every guarantee holds across those job boundaries.

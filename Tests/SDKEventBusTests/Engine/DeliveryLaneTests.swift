@@ -1,6 +1,8 @@
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A delivery lane is read and written on every fire: it holds what delivery needs, and nothing
 /// that only tests use.

@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A drain runs at least at the highest priority among the fires it carries.
 ///

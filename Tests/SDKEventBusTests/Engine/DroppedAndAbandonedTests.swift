@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// What a fire and a shutdown do with work nobody will deliver: the lane of an actor that is gone,
 /// and fires a shutdown drops while a pass holds or runs its batch.

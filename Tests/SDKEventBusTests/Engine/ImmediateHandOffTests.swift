@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A firing thread runs every immediate listener of its own fire, then delivers what was fired
 /// meanwhile for at most one job's budget, and hands the rest to a job on the global executor:

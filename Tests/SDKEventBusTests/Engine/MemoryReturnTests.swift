@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Memory returns after a burst (issue 23): once what was queued is delivered, a lane's buffers are
 /// back to at most a segment each; once a bucket has no entry left, it holds no chunk; and once no

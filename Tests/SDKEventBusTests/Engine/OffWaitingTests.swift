@@ -2,7 +2,9 @@ import Dispatch
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// When `off` waits, and when it must not: it waits only while a delivery pass may still call that
 /// listener, and never for an executor that is busy with other work.

@@ -3,7 +3,9 @@ import Testing
 
 @testable import SDKEventBus
 @testable import SDKEventBusAppEvents
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// `flush()` and `off(_:)` return when their task is cancelled, on every kind of bus.
 ///

@@ -4,7 +4,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Cancellation in the lifecycle, wherever it lands: a fetch that starts as the lifecycle stops is
 /// cancelled with it, and cancelled `refreshNow()` callers leave nothing behind.

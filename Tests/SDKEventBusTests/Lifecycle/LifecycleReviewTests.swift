@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// What an outside review of the lifecycle found, each pinned: an error that ends readiness after
 /// readiness, a refresh caught by shutdown, a degraded deadline left sleeping, `failReadiness` after

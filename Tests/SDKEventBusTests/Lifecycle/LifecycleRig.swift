@@ -2,7 +2,9 @@ import Foundation
 import SDKEventBusTesting
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A built-in client on a test clock, with its lifecycle steps and its events recorded.
 ///

@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The lifecycle schedule's transitions, driven synchronously with strings as waiters: every
 /// interleaving of the loop's wait with low power mode, deadlines, refreshes and cancellation.

@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A log of what happened, in order, from the lifecycle's diagnostics and immediate listeners.
 final class OrderLog: Sendable {

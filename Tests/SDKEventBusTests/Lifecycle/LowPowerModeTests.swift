@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Low power mode holds periodic refreshes and retries once the SDK is ready, and nothing else:
 /// never the first fetch (the client reports low power mode as it is created), a retry readiness

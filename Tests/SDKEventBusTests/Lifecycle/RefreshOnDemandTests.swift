@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Refreshes ahead of schedule: on demand (coalesced with a fetch in flight), when a configuration
 /// outlives its time to live, when the app comes to the foreground, and the pause of low power

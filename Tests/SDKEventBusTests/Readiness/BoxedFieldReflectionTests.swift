@@ -1,6 +1,8 @@
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Values that keep a configuration boxed (to keep their layout fixed) still print and reflect it.
 @Suite struct BoxedFieldReflectionTests {

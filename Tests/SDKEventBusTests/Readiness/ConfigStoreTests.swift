@@ -2,7 +2,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 @Suite(.timeLimit(.minutes(2))) @MainActor struct ConfigStoreTests {
     let bus: EventBus

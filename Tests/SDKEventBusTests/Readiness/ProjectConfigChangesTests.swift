@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// What `.configUpdated` says changed: the keys of each kind of entity added, removed and changed.
 @Suite struct ProjectConfigChangesTests {

@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A waiter that arrives while the gate announces its outcome (the store fires its ready event, the
 /// lifecycle reports its step) returns only once the announcement is done: `ready()` never returns

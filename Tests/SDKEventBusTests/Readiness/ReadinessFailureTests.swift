@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Ending readiness on purpose with the SDK's own error: terminal for every current and later
 /// waiter, and decided once against racing configurations and shutdown.

@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Each readiness policy against each first outcome: how `ready()` resolves, with which facts, and
 /// what is announced.

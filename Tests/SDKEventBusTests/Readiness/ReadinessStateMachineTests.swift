@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The readiness gate's transitions, driven synchronously with strings as waiters and numbers as
 /// outcomes.

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The values readiness is described with cannot say something false: no configuration comes from a
 /// degraded start, and readinesses are not compared by their errors' descriptions.

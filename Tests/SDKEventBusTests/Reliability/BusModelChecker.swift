@@ -1,5 +1,7 @@
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The reference model of what listeners may and must receive, checked as deliveries happen, on
 /// whatever thread they happen.

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A seeded, model-checked workout of the bus: concurrent tasks subscribe in every delivery
 /// context (main actor, two actors, immediate; plain, one-shot, owner-bound), end subscriptions

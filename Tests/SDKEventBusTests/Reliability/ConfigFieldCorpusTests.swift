@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Every modeled field of the real CDN configuration, given the wrong JSON type, and every required
 /// one removed: each is rejected with an error that names its exact path.

@@ -1,6 +1,8 @@
 @testable import SDKEventBus
 @testable import SDKEventBusAppEvents
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// What the model-checked workout does with a bus, so that one workout drives every front of the
 /// engine: the catalogue bus and the app-event bus.

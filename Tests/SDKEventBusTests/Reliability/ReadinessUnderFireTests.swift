@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Ten thousand waiters racing readiness, refreshes, cancellation, timeouts and shutdown.
 ///

@@ -2,7 +2,9 @@ import Dispatch
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Regressions for problems found in review, each reproduced before it was fixed.
 @Suite(.timeLimit(.minutes(2))) struct ReviewRegressionTests {

@@ -1,7 +1,9 @@
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A million subscriptions come and go, of every kind, and the bus keeps nothing of them.
 ///

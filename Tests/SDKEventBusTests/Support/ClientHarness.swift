@@ -2,7 +2,9 @@ import Foundation
 import SDKEventBusTesting
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Clients wired to a test clock, a diagnostics recorder and an event recorder.
 ///

@@ -1,5 +1,7 @@
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A thread-safe counter for tests that count resumes or calls across tasks.
 final class Counter: Sendable {

@@ -1,5 +1,7 @@
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Collects lifecycle diagnostics and lets a test await a particular step, instead of sleeping.
 final class DiagnosticsRecorder: Sendable {

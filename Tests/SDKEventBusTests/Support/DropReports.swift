@@ -1,5 +1,7 @@
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Collects the `sequenceDropped` reports a bus makes, for tests that check every drop is counted.
 final class DropReports: Sendable {

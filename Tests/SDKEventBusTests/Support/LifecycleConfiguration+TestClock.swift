@@ -1,3 +1,4 @@
+import SDKEventBusConfig
 import SDKEventBusCore
 import SDKEventBusTesting
 

@@ -1,5 +1,7 @@
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Counts the live instances of ``Tracked`` made with it: one tally per test, so that tests running
 /// in parallel do not see each other's objects.

@@ -1,5 +1,7 @@
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A suspension that lasts until ``resume()``, whatever happens to its task.
 final class Suspension: Sendable {

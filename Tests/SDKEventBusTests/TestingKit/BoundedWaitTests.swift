@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// Every wait the package offers tests is bounded and honours cancellation: a test whose code never
 /// does what it waits for fails with a sentence saying what the wait saw and what it expected,

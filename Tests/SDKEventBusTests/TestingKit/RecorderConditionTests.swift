@@ -2,7 +2,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// A recorder's condition is the test's own code, so it runs outside the recorder's lock: a
 /// condition that reads the recorder it waits on neither deadlocks nor traps (the lock is not

@@ -3,7 +3,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The testing library never runs a test's own code under its locks: what a recorder saw is copied
 /// under its lock and described after, so a value whose description reads the recorder works.

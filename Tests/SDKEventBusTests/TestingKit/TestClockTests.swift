@@ -2,7 +2,9 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The test clock forgets every sleep once it ends, however it ends, so a long test that cancels
 /// many sleepers (a lifecycle shut down over and over, refreshes cancelled) does not grow it.

@@ -2,7 +2,9 @@ import Foundation
 import SDKEventBusTesting
 import Testing
 
+@testable import SDKEventBusConfig
 @testable import SDKEventBusCore
+@testable import SDKEventBusWire
 
 /// The timers' clocks: seconds in the public API, exact nanoseconds inside, real time that exists at
 /// every platform floor, and a test clock that keeps deadlines exact however far it has moved.

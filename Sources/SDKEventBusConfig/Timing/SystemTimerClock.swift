@@ -1,13 +1,3 @@
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Bionic)
-    import Bionic
-#endif
-
 /// Real time, at every platform floor: the timers' clock unless an SDK or a test passes another.
 ///
 /// Its time keeps counting while the device sleeps, as `ContinuousClock` does (Apple platforms:
@@ -20,16 +10,7 @@ package struct SystemTimerClock: TimerClock {
     package init() {}
 
     /// Nanoseconds since an origin in the past (the system's boot, on most platforms).
-    package var nanoseconds: UInt64 {
-        #if canImport(Darwin)
-            clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW)
-        #else
-            var time = timespec()
-            let result = clock_gettime(CLOCK_BOOTTIME, &time)
-            precondition(result == 0, "clock_gettime(CLOCK_BOOTTIME) failed")
-            return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-        #endif
-    }
+    package var nanoseconds: UInt64 { MonotonicClock.nanoseconds }
 
     /// Suspends until the clock reaches `deadline`.
     ///
