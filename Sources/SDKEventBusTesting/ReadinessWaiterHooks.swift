@@ -93,38 +93,7 @@ private final class ReadinessWaiterWatch: ReadinessGateWatcher {
 }
 
 extension CatalogueConfigStore {
-    /// Returns how the store became ready, or throws when `timeout` passes first on a test clock.
-    ///
-    /// The test advances the clock past the deadline to time the wait out:
-    ///
-    /// ```swift
-    /// let waiter = Task { try await store.waitForReady(timeout: 2, clock: clock) }
-    /// try await clock.advanceToNextDeadline()   // ReadinessError.timedOut(after: 2)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - timeout: How long to wait, in seconds on `clock`.
-    ///   - clock: The test clock that measures `timeout`.
-    /// - Returns: How the store became ready.
-    /// - Throws: ``/SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
-    ///   and as ``/SDKEventBusCore/CatalogueConfigStore/waitForReady()`` otherwise.
-    @discardableResult
-    public nonisolated func waitForReady(timeout: TimeInterval, clock: TestClock) async throws -> Readiness {
-        try await waitForReady(timeout: timeout, on: clock)
-    }
 }
 
 extension CatalogueClient {
-    /// Returns how the client became ready, or throws when `timeout` passes first on a test clock.
-    ///
-    /// - Parameters:
-    ///   - timeout: How long to wait, in seconds on `clock`.
-    ///   - clock: The test clock that measures `timeout`.
-    /// - Returns: How the client became ready.
-    /// - Throws: ``/SDKEventBusCore/ReadinessError/timedOut(after:)`` when the deadline passes first,
-    ///   and as ``/SDKEventBusCore/CatalogueClient/ready()`` otherwise.
-    @discardableResult
-    public func ready(timeout: TimeInterval, clock: TestClock) async throws -> Readiness {
-        try await lifecycle.store.waitForReady(timeout: timeout, clock: clock)
-    }
 }

@@ -145,52 +145,31 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
 
     // MARK: Readiness
 
-    /// Returns how the client became ready, once it is; at once if it already is.
+    /// Returns how the client became ready, once it is; at once if it already is, and with a
+    /// `timeout`, throws when it passes first.
     ///
     /// Every caller gets the same ``Readiness``. When it returns, ``config`` is set (unless the
-    /// readiness policy started degraded). A failed fetch does not fail it: the SDK retries.
-    ///
-    /// - Returns: How the client became ready.
-    /// - Throws: `CancellationError` when the calling task is cancelled (other callers keep
-    ///   waiting); an error that ended readiness (``FetchRetryAdvice/endsReadiness``);
-    ///   ``ReadinessError/shutDown`` after ``shutdown(timeout:)``.
-    @discardableResult
-    public func ready() async throws -> Readiness {
-        try await store.waitForReady()
-    }
-
-    /// Returns how the client became ready, or throws when `timeout` passes first, in real time.
-    ///
-    /// A timeout ends only this wait: the SDK keeps loading and a later ``ready()`` can succeed.
+    /// readiness policy started degraded). A failed fetch does not fail it: the SDK retries. A
+    /// timeout ends only this wait: the SDK keeps loading and a later `ready()` can succeed.
     ///
     /// ```swift
+    /// try await sdk.ready()
     /// try await sdk.ready(timeout: 2)                    // two seconds of real time
     /// try await sdk.ready(timeout: 2, clock: testClock)  // in tests (SDKEventBusTesting)
     /// ```
     ///
-    /// - Parameter timeout: How long to wait, in seconds. Zero, a negative number or `nan` waits not
-    ///   at all: a ready client returns, any other throws at once.
-    /// - Returns: How the client became ready.
-    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
-    ///   ``ready()`` otherwise.
-    @discardableResult
-    public func ready(timeout: TimeInterval) async throws -> Readiness {
-        try await store.waitForReady(timeout: timeout)
-    }
-
-    /// Returns how the client became ready, or throws when `timeout` passes first on `clock`.
-    ///
-    /// As ``ready(timeout:)``, measured on a clock of your own.
-    ///
     /// - Parameters:
-    ///   - timeout: How long to wait.
-    ///   - clock: The clock that measures `timeout`.
+    ///   - timeout: How long to wait at most, in seconds; `nil` (the default) waits as long as it
+    ///     takes. Zero, a negative number or `nan` waits not at all: a ready client returns, any
+    ///     other throws at once.
+    ///   - clock: The clock that measures `timeout`; `nil` (the default) is real time.
     /// - Returns: How the client became ready.
-    /// - Throws: ``ReadinessError/timedOut(after:)`` (with `timeout` in seconds) when the deadline
-    ///   passes first, and as ``ready()`` otherwise.
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first;
+    ///   `CancellationError` when the calling task is cancelled (other callers keep waiting); an
+    ///   error that ended readiness (``FetchRetryAdvice/endsReadiness``, ``failReadiness(with:)``);
+    ///   ``ReadinessError/shutDown`` after ``shutdown(timeout:)``.
     @discardableResult
-    public func ready<C: Clock>(timeout: Duration, clock: C) async throws -> Readiness where C.Duration == Duration {
+    public func ready(timeout: TimeInterval? = nil, clock: (any LifecycleClock)? = nil) async throws -> Readiness {
         try await store.waitForReady(timeout: timeout, clock: clock)
     }
 

@@ -33,25 +33,16 @@ public protocol ConfigFetching<Config>: Sendable {
     ///   Both are retried with backoff (errors adopting ``FetchRetryAdvice`` steer that); the SDK
     ///   keeps its last good configuration meanwhile.
     func fetchLiveConfig() async throws -> Config
-
-    /// Fetches and decodes the current configuration, and passes on the body it was decoded from,
-    /// so that the cache keeps it verbatim.
-    ///
-    /// The lifecycle calls this one. Implement it when the body is at hand (the HTTP service does);
-    /// the default calls ``fetchLiveConfig()`` and passes no body, and the cache then keeps the
-    /// configuration encoded as JSON (when it is `Encodable`; otherwise it is not cached).
-    ///
-    /// - Returns: The configuration, and the body as served (or `nil`).
-    /// - Throws: As ``fetchLiveConfig()``.
-    func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?)
 }
 
-extension ConfigFetching {
-    /// The configuration from ``fetchLiveConfig()``, without its body.
+/// A fetch service that also passes on the body it decoded, so that the cache keeps it verbatim.
+///
+/// The HTTP service is one. The lifecycle caches any other service's configuration encoded as JSON (when
+/// it is `Encodable`; otherwise it is not cached).
+package protocol BodyPassingConfigFetching<Config>: ConfigFetching {
+    /// Fetches and decodes the current configuration, and passes on the body it was decoded from.
     ///
-    /// - Returns: The configuration, and no body.
-    /// - Throws: As ``fetchLiveConfig()``.
-    public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
-        (try await fetchLiveConfig(), nil)
-    }
+    /// - Returns: The configuration, and the body as served.
+    /// - Throws: As ``ConfigFetching/fetchLiveConfig()``.
+    func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?)
 }

@@ -23,7 +23,7 @@ public import Foundation
 ///
 /// let flags = HTTPConfigFetchService<FlagSet>(url: flagsURL)   // any configuration type
 /// ```
-public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFetching {
+public final class HTTPConfigFetchService<Config: RemoteConfiguration>: BodyPassingConfigFetching {
     private let url: URL
     private let headers: [String: String]
     private let timeout: TimeInterval
@@ -80,7 +80,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: ConfigFe
     /// - Returns: The configuration served, and its body.
     /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
     @concurrent
-    public func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
+    package func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
         // Everything but decoding is the same for every `Config`: it lives in one non-generic
         // function, and only this short one is made for each configuration type.
         let (config, body) = try await HTTPTransfer.fetch(

@@ -2,7 +2,7 @@
 ///
 /// On Apple platforms the client forwards UIKit's foreground and low-power notifications itself;
 /// elsewhere, or with your own hooks, call ``CatalogueClient/handle(_:)``.
-public enum AppLifecycleEvent: Sendable, Equatable {
+public enum AppLifecycleEvent: Sendable {
     /// The app came to the foreground: a stale configuration is refreshed.
     case willEnterForeground
     /// Low power mode was turned on or off: periodic refreshes and retries pause while it is on,

@@ -361,7 +361,10 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         let service = self.service
         let ending = await FirstResult.run { () async -> Result<(Boxed<Config>, Data?), any Error> in
             do {
-                let (config, body) = try await service.fetchLiveConfigWithBody()
+                guard let bodyPassing = service as? any BodyPassingConfigFetching<Config> else {
+                    return .success((Boxed(try await service.fetchLiveConfig()), nil))
+                }
+                let (config, body) = try await bodyPassing.fetchLiveConfigWithBody()
                 return .success((Boxed(config), body))
             } catch {
                 return .failure(error)

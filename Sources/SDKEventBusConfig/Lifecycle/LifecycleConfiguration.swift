@@ -30,6 +30,15 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     public var refreshInterval: TimeInterval? {
         didSet { refreshInterval = refreshInterval.map(Self.atLeastMinimum) }
     }
+    /// Whether the lifecycle fetches as soon as it starts (the default), or only refreshes.
+    ///
+    /// `false` is for an SDK that loads its first configuration by itself (bundled, pushed, or from
+    /// a fetch of its own) and hands it to the store with
+    /// ``CatalogueConfigStore/setConfig(_:from:fetchedAt:)``: the lifecycle then waits for a first
+    /// configuration (that one, or the cache's or ``initialConfig`` as the readiness policy allows)
+    /// and refreshes every ``refreshInterval`` from then on. A refresh asked for
+    /// (``CatalogueClient/refreshNow()``) runs at once either way.
+    public var fetchesOnStart = true
     /// How long the lifecycle waits after failed fetches.
     public var retryPolicy: RetryPolicy
     /// When `ready()` returns: see ``ReadinessPolicy``.
@@ -39,10 +48,21 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     /// Once it is older, reading the client's configuration or the app returning to the
     /// foreground triggers a refresh. `nil` never does.
     public var timeToLive: TimeInterval?
-    /// The clock every wait of the lifecycle runs on: refreshes, backoff, the degraded deadline and
-    /// the bound of a shutdown; real time unless an SDK sets ``clock`` (from iOS 16) or a test sets
-    /// the testing library's `testClock`.
-    package var timer: any TimerClock = SystemTimerClock()
+    /// The clock every wait of the lifecycle runs on.
+    ///
+    /// It times the refreshes, the backoff, the degraded deadline and the bound of a shutdown. Real
+    /// time unless you set another: your SDK's own ``LifecycleClock``,
+    /// or the testing library's `TestClock` in tests.
+    ///
+    /// The lifecycle measures its intervals (``refreshInterval``, ``timeToLive``, the retry
+    /// policy's delays) on it, from the instant the lifecycle starts.
+    public var clock: any LifecycleClock {
+        get { (timer as? LifecycleClockTimer)?.base ?? timer }
+        set { timer = newValue.nanosecondTimer }
+    }
+    /// ``clock``, read in nanoseconds: the package's own clocks directly, another through
+    /// ``LifecycleClockTimer``.
+    package private(set) var timer: any TimerClock = SystemTimerClock()
     /// Called with each step of the lifecycle, on the lifecycle's task, before what the step causes
     /// (the listeners of an announcement, `ready()` returning).
     ///
@@ -93,24 +113,5 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
         self.diagnostics = diagnostics
         self.cache = cache
         self.initialConfigBox = initialConfig.map(Boxed.init)
-    }
-
-    /// The clock every wait of the lifecycle runs on: real time (`ContinuousClock`) unless you set
-    /// another.
-    ///
-    /// It measures the refreshes, the backoff, the degraded deadline and the bound of a shutdown.
-    /// The lifecycle measures its intervals (``refreshInterval``, ``timeToLive``, the retry
-    /// policy's delays) on it, from the instant the lifecycle starts. Before iOS 16 the lifecycle
-    /// runs in real time; tests set the testing library's `testClock` instead, at every platform.
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
-    public var clock: any Clock<Duration> {
-        get { (timer as? any ClockBackedTimer)?.anyClock ?? ContinuousClock() }
-        set { timer = Self.timer(on: newValue) }
-    }
-
-    /// A timer clock on `clock`, which opens the existential the setter is given.
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
-    private static func timer<C: Clock>(on clock: C) -> any TimerClock where C.Duration == Duration {
-        ClockTimer(clock)
     }
 }

@@ -49,7 +49,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case stopped
 
     /// Why a refresh ran ahead of schedule.
-    public enum RefreshReason: Sendable, Hashable, CustomStringConvertible {
+    public enum RefreshReason: Sendable, Equatable, CustomStringConvertible {
         /// `refreshNow()` was called.
         case demand
         /// The configuration outlived its time to live when it was read.

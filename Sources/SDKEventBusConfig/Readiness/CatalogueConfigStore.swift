@@ -237,49 +237,34 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
 
     // MARK: Waiting
 
-    /// Returns how the store became ready, once it does; at once if it already has.
+    /// Returns how the store became ready, once it does; at once if it already has, and with a
+    /// `timeout`, throws when it passes first.
     ///
     /// Suspends without blocking a thread. Every caller gets the same ``Readiness``. Cancelling the
-    /// waiting task resumes it promptly with `CancellationError` and leaves other waiters waiting.
+    /// waiting task resumes it promptly with `CancellationError` and leaves other waiters waiting. A
+    /// timeout ends only this wait: the store stays as it was, and a later wait can still succeed.
     ///
-    /// - Returns: How the store became ready.
-    /// - Throws: `CancellationError` when the task is cancelled first; the error given to
-    ///   ``failReadiness(with:)``; ``ReadinessError/shutDown``
-    ///   when the store is shut down first, or was already.
-    @discardableResult
-    public nonisolated func waitForReady() async throws -> Readiness {
-        try await gate.wait()
-    }
-
-    /// Returns how the store became ready, or throws when `timeout` passes first, in real time.
-    ///
-    /// A timeout ends only this wait: the store stays as it was, and a later ``waitForReady()``
-    /// can still succeed. (Tests pass the testing library's `TestClock` to the overload it adds.)
-    ///
-    /// - Parameter timeout: How long to wait, in seconds.
-    /// - Returns: How the store became ready.
-    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
-    ///   ``waitForReady()`` otherwise.
-    @discardableResult
-    public nonisolated func waitForReady(timeout: TimeInterval) async throws -> Readiness {
-        try await waitForReady(timeout: timeout, on: SystemTimerClock())
-    }
-
-    /// Returns how the store became ready, or throws when `timeout` passes first on `clock`.
-    ///
-    /// As ``waitForReady(timeout:)``, measured on a clock of your own.
+    /// ```swift
+    /// let readiness = try await store.waitForReady()
+    /// try await store.waitForReady(timeout: 2)                 // two seconds of real time
+    /// try await store.waitForReady(timeout: 2, clock: clock)   // on a LifecycleClock of yours
+    /// ```
     ///
     /// - Parameters:
-    ///   - timeout: How long to wait.
-    ///   - clock: The clock that measures `timeout`.
+    ///   - timeout: How long to wait at most, in seconds; `nil` (the default) waits as long as it
+    ///     takes. Zero, a negative number or `nan` waits not at all.
+    ///   - clock: The clock that measures `timeout`; `nil` (the default) is real time.
     /// - Returns: How the store became ready.
-    /// - Throws: ``ReadinessError/timedOut(after:)`` (with `timeout` in seconds) when the deadline
-    ///   passes first, and as ``waitForReady()`` otherwise.
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first;
+    ///   `CancellationError` when the task is cancelled first; the error given to
+    ///   ``failReadiness(with:)``; ``ReadinessError/shutDown`` when the store is shut down first, or
+    ///   was already.
     @discardableResult
-    public nonisolated func waitForReady<C: Clock>(timeout: Duration, clock: C) async throws -> Readiness
-    where C.Duration == Duration {
-        try await waitForReady(timeout: TimeUnits.seconds(in: timeout), on: ClockTimer(clock))
+    public nonisolated func waitForReady(timeout: TimeInterval? = nil, clock: (any LifecycleClock)? = nil)
+        async throws -> Readiness
+    {
+        guard let timeout else { return try await gate.wait() }
+        return try await waitForReady(timeout: timeout, on: clock?.nanosecondTimer ?? SystemTimerClock())
     }
 
     /// Returns how the store became ready, or throws when `timeout` passes first on `timer`: what
@@ -291,7 +276,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// - Returns: How the store became ready.
     /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
     ///   ``waitForReady()`` otherwise.
-    package nonisolated func waitForReady(timeout: TimeInterval, on timer: some TimerClock) async throws
+    package nonisolated func waitForReady(timeout: TimeInterval, on timer: any TimerClock) async throws
         -> Readiness
     {
         if let readiness = gate.announcedOutcome { return readiness }

@@ -1,5 +1,5 @@
 /// What a store's `setConfig(_:from:fetchedAt:)` did with a configuration.
-public enum ConfigChange: Sendable, Hashable, CustomStringConvertible {
+public enum ConfigChange: Sendable, Equatable, CustomStringConvertible {
     /// It was the first configuration: the store became ready and announced it (the catalogue's
     /// ready payload; `SystemEvent.ready` for the built-in one).
     case first

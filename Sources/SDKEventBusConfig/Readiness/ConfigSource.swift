@@ -6,7 +6,7 @@
 /// ``Readiness/Source``, which adds ``Readiness/Source/degraded``.
 ///
 /// The raw values are the names logs and wire forms use.
-public enum ConfigSource: String, Sendable, Hashable, Codable, CustomStringConvertible {
+public enum ConfigSource: String, Sendable, Hashable, Codable {
     /// A live fetch, by the lifecycle's ``ConfigFetching`` service or the SDK's own.
     case live
     /// The ``ConfigCache`` of the last good configuration, read at start.
@@ -14,7 +14,4 @@ public enum ConfigSource: String, Sendable, Hashable, Codable, CustomStringConve
     /// The configuration the SDK author gave to start from,
     /// ``LifecycleConfiguration/initialConfig``.
     case initial
-
-    /// The source's name, for logs.
-    public var description: String { rawValue }
 }

@@ -21,7 +21,7 @@ public struct Readiness: Sendable, CustomStringConvertible {
     /// What made the SDK ready: where its configuration came from, or a degraded start.
     ///
     /// The raw values are the names logs and wire forms use.
-    public enum Source: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Source: String, Sendable, Hashable, Codable {
         /// A live fetch.
         case live
         /// The cache of the last good configuration, read at start.
@@ -33,18 +33,13 @@ public struct Readiness: Sendable, CustomStringConvertible {
         case degraded
 
         /// The readiness source of a configuration from `source`.
-        ///
-        /// - Parameter source: Where the configuration came from.
-        public init(_ source: ConfigSource) {
+        init(_ source: ConfigSource) {
             switch source {
             case .live: self = .live
             case .cache: self = .cache
             case .initial: self = .initial
             }
         }
-
-        /// The source's name, for logs.
-        public var description: String { rawValue }
 
         /// Where the configuration came from; `nil` for a degraded start, which has none.
         var configSource: ConfigSource? { ConfigSource(rawValue: rawValue) }

@@ -1,3 +1,5 @@
+package import Foundation
+
 /// Real time, at every platform floor: the timers' clock unless an SDK or a test passes another.
 ///
 /// Its time keeps counting while the device sleeps, as `ContinuousClock` does (Apple platforms:
@@ -11,6 +13,17 @@ package struct SystemTimerClock: TimerClock {
 
     /// Nanoseconds since an origin in the past (the system's boot, on most platforms).
     package var nanoseconds: UInt64 { MonotonicClock.nanoseconds }
+
+    /// Seconds since an origin in the past.
+    package var now: TimeInterval { TimeUnits.seconds(inNanoseconds: nanoseconds) }
+
+    /// Suspends until the clock reaches `deadline`, in seconds.
+    ///
+    /// - Parameter deadline: When to wake, in seconds since the clock's origin.
+    /// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
+    package func sleep(until deadline: TimeInterval) async throws {
+        try await sleep(untilNanoseconds: TimeUnits.nanoseconds(in: deadline))
+    }
 
     /// Suspends until the clock reaches `deadline`.
     ///

@@ -22,27 +22,4 @@ package enum TimeUnits {
     package static func seconds(inNanoseconds nanoseconds: UInt64) -> Double {
         Double(nanoseconds) / 1e9
     }
-
-    /// `duration` in whole nanoseconds: zero when not positive, the largest count when too long.
-    ///
-    /// - Parameter duration: A duration.
-    /// - Returns: The duration in nanoseconds.
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
-    package static func nanoseconds(in duration: Duration) -> UInt64 {
-        guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        let (total, overflowAgain) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
-        return overflow || overflowAgain ? .max : total
-    }
-
-    /// `duration` in seconds, for the public API's `TimeInterval`s.
-    ///
-    /// - Parameter duration: A duration.
-    /// - Returns: The duration in seconds.
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
-    package static func seconds(in duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

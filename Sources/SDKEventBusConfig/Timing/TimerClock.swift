@@ -1,17 +1,10 @@
 package import Foundation
 
-/// The time and the sleeps behind every timer of the package: the lifecycle's refreshes, backoff
-/// and degraded deadline, a readiness timeout, and the bound of a shutdown.
+/// A ``LifecycleClock`` read in nanoseconds: what every timer of the package runs on.
 ///
-/// It exists at every platform floor the package supports, unlike `Clock` (iOS 16): time is a count
-/// of nanoseconds from an origin the clock chooses, monotonic. ``SystemTimerClock`` runs in real
-/// time; the testing library's `TestClock` moves only when a test advances it, so a test drives
-/// every timer of the code under test; from iOS 16 ``ClockTimer`` runs on any `Clock<Duration>` an
-/// SDK passes.
-///
-/// Package-level, so that no clock protocol is public API: the public API speaks `TimeInterval`,
-/// and takes a `Clock` only in the few overloads that exist from iOS 16.
-package protocol TimerClock: Sendable {
+/// The package's own clocks (``SystemTimerClock``, the testing library's `TestClock`) conform, so
+/// their deadlines are exact; a clock of the SDK's own is read through ``LifecycleClockTimer``.
+package protocol TimerClock: LifecycleClock {
     /// The clock's time: nanoseconds since its origin.
     var nanoseconds: UInt64 { get }
 

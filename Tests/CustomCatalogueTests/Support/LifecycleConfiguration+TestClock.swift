@@ -5,7 +5,7 @@ extension LifecycleConfiguration {
     /// The configuration with every wait of the lifecycle on `clock`.
     func on(_ clock: TestClock) -> Self {
         var configuration = self
-        configuration.testClock = clock
+        configuration.clock = clock
         return configuration
     }
 }

@@ -7,49 +7,48 @@ import Testing
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
-/// From iOS 16 an SDK may run the lifecycle and a timed `ready` on a `Clock` of its own; before,
-/// both run in real time, and tests use the test clock at every floor.
+/// An SDK runs the lifecycle and a timed `ready` on a clock of its own, a `LifecycleClock`, at every
+/// platform floor: no Swift `Clock` (iOS 16) is involved.
 @Suite(.timeLimit(.minutes(1))) struct CustomClockTests {
     let a = Fixtures.config(named: "A")
 
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
-    @Test func aCustomClockRunsTheLifecyclesRefreshesAndItsShutdownBound() async throws {
-        let manual = ManualClock()
+    @Test func anSDKsOwnClockDrivesARetryAtTheFloors() async throws {
+        let clock = SchedulerClock(startingAt: 1_000)
         let steps = LifecycleRecorder()
-        var settings = SDKConfiguration(refreshInterval: 60, diagnostics: steps.handler)
-        settings.clock = manual
-        #expect(settings.clock is ManualClock)
-        #expect(settings.testClock == nil, "a custom clock is not a test clock")
-        let client = SDKClient(configuration: settings, fetchService: MockConfigFetchService([.config(a)]))
-        try await client.ready()
-        #expect(try await manual.testClock.advanceToNextDeadline() == 60, "the refresh waits on the custom clock")
-        try await steps.wait(for: 2, "two fetches") { if case .fetchStarted = $0 { true } else { false } }
+        var settings = SDKConfiguration(
+            refreshInterval: 60, retryPolicy: RetryPolicy(initialDelay: 2, jitter: 0), diagnostics: steps.handler)
+        settings.clock = clock
+        #expect(settings.clock is SchedulerClock, "kept as given")
+        let failure = MockConfigFetchService.SimulatedError("offline")
+        let client = SDKClient(
+            configuration: settings, fetchService: MockConfigFetchService([.failure(failure), .config(a)]))
+        try await steps.wait { $0.retryDelay == 2 }
+        #expect(try await clock.scheduler.advanceToNextDeadline() == 2, "the retry waits 2 s on the SDK's clock")
+        #expect(try await client.ready().source == .live)
+        #expect(try await clock.scheduler.advanceToNextDeadline() == 60, "then the refresh, on the same clock")
         await client.shutdown()
     }
 
-    @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
-    @Test func aTimedReadyOnACustomClockTimesOutInSeconds() async throws {
-        let manual = ManualClock()
+    @Test func aTimedReadyOnAnSDKsOwnClockTimesOutInItsSeconds() async throws {
+        let clock = SchedulerClock()
         let client = SDKClient(fetchService: MockConfigFetchService([.hang]))
-        let timed = Task { try await client.ready(timeout: .milliseconds(2_500), clock: manual) }
-        #expect(try await manual.testClock.advanceToNextDeadline() == 2.5)
+        let timed = Task { try await client.ready(timeout: 2.5, clock: clock) }
+        #expect(try await clock.scheduler.advanceToNextDeadline() == 2.5)
         await #expect(throws: ReadinessError.timedOut(after: 2.5)) { try await timed.value }
         let store = client.store
-        let storeWait = Task { try await store.waitForReady(timeout: .seconds(1), clock: manual) }
-        #expect(try await manual.testClock.advanceToNextDeadline() == 1)
+        let storeWait = Task { try await store.waitForReady(timeout: 1, clock: clock) }
+        #expect(try await clock.scheduler.advanceToNextDeadline() == 1)
         await #expect(throws: ReadinessError.timedOut(after: 1)) { try await storeWait.value }
         await client.shutdown()
     }
 
-    @Test func theClockIsRealTimeUnlessATestClockIsSet() {
+    @Test func theClockIsRealTimeUnlessAnotherIsSet() {
         var settings = SDKConfiguration()
-        #expect(settings.testClock == nil)
         #expect(settings.timer is SystemTimerClock)
-        if #available(iOS 16, macOS 13, tvOS 16, watchOS 9, *) { #expect(settings.clock is ContinuousClock) }
         let clock = TestClock()
-        settings.testClock = clock
-        #expect(settings.testClock === clock)
-        settings.testClock = nil
-        #expect(settings.timer is SystemTimerClock)
+        settings.clock = clock
+        #expect(settings.clock as? TestClock === clock, "the test clock is read directly, in nanoseconds")
+        settings.clock = SchedulerClock()
+        #expect(settings.timer is LifecycleClockTimer, "another clock is read through the adapter")
     }
 }
