@@ -192,7 +192,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
             let deadlineTask = Task {
                 guard (try? await clock.sleep(for: deadline)) != nil else { return }
                 let error = ReadinessError.timedOut(after: deadline)
-                _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+                _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
             }
             degradedDeadline.withLock { $0 = deadlineTask }
         }
@@ -311,7 +311,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         let (wait, retryable) = retryDelay(after: error, failures: failures)
         report(.fetchFailed(error, attempt: failures, retryIn: wait))
         if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
-            _ = await store.resolveDegraded(because: error) { self.report(.degradedStart(error)) }
+            _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
         }
         // A non-retryable error says nothing about the next one: back off from the start.
         if !retryable { failures = 0 }

@@ -182,25 +182,36 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         return .updated
     }
 
-    /// Resolves readiness without a configuration: a degraded start, so that an app never hangs at
-    /// launch when the first fetch fails and nothing is cached.
+    /// Declares the store ready without a configuration: a degraded start, so that an app never
+    /// hangs at launch when the SDK has no configuration to give it.
     ///
-    /// Fires the ready payload with ``Readiness/Source/degraded`` and resumes every waiter with it.
-    /// A configuration that arrives later is announced as an update.
+    /// For an SDK that fetches and caches by itself: its first fetch failed and nothing is cached, or
+    /// its bundled configuration did not decode. Fires the ready payload with
+    /// ``Readiness/Source/degraded`` and resumes every waiter with a ``Readiness`` whose
+    /// ``Readiness/error`` is `error`. A configuration set later is announced as an update.
     ///
-    /// - Parameter error: What made the start degraded (the failed fetch, a deadline).
-    /// - Returns: Whether this call resolved readiness (`false` when it was already resolved,
-    ///   failed or shut down).
+    /// ```swift
+    /// do {
+    ///     await store.setConfig(try FlagSet.decode(from: bundledBody), from: .initial)
+    /// } catch {
+    ///     await store.setDegraded(because: error)   // ready() returns, degraded; the app uses defaults
+    /// }
+    /// ```
+    ///
+    /// - Parameter error: Why the SDK has no configuration (the failed fetch, a deadline).
+    /// - Returns: Whether this call made the store ready (`false` when it was already ready, failed
+    ///   or shut down).
     @discardableResult
-    package func resolveDegraded(because error: any Error) -> Bool {
-        resolveDegraded(because: error) {}
+    public func setDegraded(because error: any Error) -> Bool {
+        setDegraded(because: error) {}
     }
 
-    /// ``resolveDegraded(because:)``, calling `willAnnounce` once it resolved readiness, before it
+    /// ``setDegraded(because:)``, calling `willAnnounce` once it resolved readiness, before it
     /// fires or resumes a waiter.
-    package func resolveDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
+    package func setDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
         let readiness = Readiness(source: .degraded, error: error)
         return gate.open(readiness) {
+            state.withLock { $0.lastError = error }
             willAnnounce()
             emitter.fire(Catalogue.readyPayload(readiness, config: nil))
         }

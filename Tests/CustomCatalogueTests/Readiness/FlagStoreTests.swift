@@ -170,7 +170,7 @@ import Testing
 
     @Test func degradedStartAnnouncesInitializedWithoutFlagsAndTheFirstSetNamesEveryFlag() async throws {
         let error = ScriptedFlagService.SimulatedError("flag server unreachable")
-        #expect(await store.resolveDegraded(because: error))
+        #expect(await store.setDegraded(because: error))
         #expect(try await store.waitForReady().source == .degraded)
         #expect(await store.setConfig(FlagFixtures.flagSet) == .updated)
         let keys = FlagFixtures.flagSet.flags.keys.sorted()
