@@ -72,6 +72,32 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
         return (CatalogueClient(emitter: emitter, configuration: configuration, fetchService: fetchService), emitter)
     }
 
+    /// Creates a client that fetches with the SDK's own function, starts loading its
+    /// configuration, and hands the SDK author the capability to fire on its bus.
+    ///
+    /// For an SDK that already has its networking: hand it the function, or a closure, that fetches
+    /// and decodes the configuration. No type to declare, and no requirement name to clash with the
+    /// SDK's own.
+    ///
+    /// ```swift
+    /// let (client, emitter) = CatalogueClient<FlagEvent>.make(fetch: api.fetchFlags)
+    /// let (other, _) = CatalogueClient<FlagEvent>.make(configuration: settings) {
+    ///     try await FlagSet.decoded(from: try await api.get("/flags"))
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: How to load, refresh and become ready.
+    ///   - fetch: Fetches and decodes the current configuration, as
+    ///     ``ConfigFetching/fetchLiveConfig()`` does; called from the lifecycle's task.
+    /// - Returns: The client, and the emitter that fires on its bus.
+    public static func make(
+        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
+        fetch: @escaping @Sendable () async throws -> Config
+    ) -> (client: CatalogueClient, emitter: CatalogueEmitter<Catalogue>) {
+        make(configuration: configuration, fetchService: ClosureConfigFetcher(fetch: fetch))
+    }
+
     /// Creates a client on a bus the SDK made, and starts loading its configuration.
     ///
     /// For an SDK that needs its emitter before the client exists, for example to fire its own
@@ -98,6 +124,24 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ) {
         self.init(
             store: CatalogueConfigStore(emitter: emitter), configuration: configuration, fetchService: fetchService)
+    }
+
+    /// Creates a client that fills a store the SDK keeps and fetches with the SDK's own function, and
+    /// starts loading its configuration.
+    ///
+    /// As ``init(store:configuration:fetchService:)``, with the function or closure that fetches and
+    /// decodes the configuration.
+    ///
+    /// - Parameters:
+    ///   - store: The store to fill; the SDK may set configurations on it too.
+    ///   - configuration: How to load, refresh and become ready.
+    ///   - fetch: Fetches and decodes the current configuration; called from the lifecycle's task.
+    public convenience init(
+        store: CatalogueConfigStore<Catalogue>,
+        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
+        fetch: @escaping @Sendable () async throws -> Config
+    ) {
+        self.init(store: store, configuration: configuration, fetchService: ClosureConfigFetcher(fetch: fetch))
     }
 
     /// Creates a client that fills a store the SDK keeps, and starts loading its configuration.
@@ -220,6 +264,36 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     /// - Parameter event: What happened.
     public func handle(_ event: AppLifecycleEvent) {
         lifecycle.handle(event)
+    }
+
+    // MARK: Controlling the lifecycle
+
+    /// Pauses periodic refreshes and retries, until ``resumeRefreshing()``.
+    ///
+    /// As low power mode does, and independently of it: it holds only periodic refreshes and the
+    /// retries of a client that is ready, never the first fetch, a retry that readiness waits for,
+    /// or ``refreshNow()``. A refresh that falls due meanwhile is reported
+    /// (``LifecycleDiagnostic/refreshHeld``) and runs as soon as the pause ends. Use it while the
+    /// app has no use for fresh configurations (a background session, a metered network).
+    public func pauseRefreshing() {
+        lifecycle.setRefreshPaused(true)
+    }
+
+    /// Resumes the periodic refreshes and retries that ``pauseRefreshing()`` paused; one that fell
+    /// due meanwhile runs at once.
+    public func resumeRefreshing() {
+        lifecycle.setRefreshPaused(false)
+    }
+
+    /// Stops fetching for good, and leaves the bus and the configuration as they are.
+    ///
+    /// No fetch, refresh or retry runs afterwards: a fetch in flight is discarded when it returns,
+    /// and ``refreshNow()`` throws `CancellationError`. The bus keeps delivering, ``config`` keeps the
+    /// last configuration, and a store the SDK keeps still takes the configurations it sets (a
+    /// ``ready()`` caller then returns). For an SDK that takes the configuration over itself (from a
+    /// push channel, say); ``shutdown(timeout:)`` ends everything.
+    public func stopFetching() {
+        lifecycle.stopFetching()
     }
 
     // MARK: Ending readiness

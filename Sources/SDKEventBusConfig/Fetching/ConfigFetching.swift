@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Fetches an SDK's live configuration: the seam between the SDK's lifecycle and the network.
 ///
@@ -45,4 +45,13 @@ package protocol BodyPassingConfigFetching<Config>: ConfigFetching {
     /// - Returns: The configuration, and the body as served.
     /// - Throws: As ``ConfigFetching/fetchLiveConfig()``.
     func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?)
+}
+
+/// The SDK's own fetch function as a fetch service, for the client's `fetch:` initializers.
+struct ClosureConfigFetcher<Config: RemoteConfiguration>: ConfigFetching {
+    let fetch: @Sendable () async throws -> Config
+
+    func fetchLiveConfig() async throws -> Config {
+        try await fetch()
+    }
 }

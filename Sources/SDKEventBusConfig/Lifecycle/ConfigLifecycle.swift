@@ -117,15 +117,34 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     @discardableResult
     package func failReadiness(with error: any Error) -> Bool {
         guard store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) }) else { return false }
-        // Stops now: the loop, once its fetch in flight returns, discards it; refreshes waiting for
-        // that fetch, and later ones, throw `error`.
+        stop(because: error)
+        return true
+    }
+
+    /// Stops fetching for good, leaving the store and the bus as they are: ``CatalogueClient/stopFetching()``.
+    package func stopFetching() {
+        stop(because: CancellationError())
+    }
+
+    /// Stops the loop now: once its fetch in flight returns, it discards it; refreshes waiting for
+    /// that fetch, and later ones, throw `reason`.
+    private func stop(because reason: any Error) {
         let (loop, refreshes) = control.withLock { machine in
-            machine.stopReason = error
-            return (machine.cancelLoop(), machine.stop().waiters)
+            if machine.stopReason == nil { machine.stopReason = reason }
+            return (machine.cancelLoop(), machine.stop())
         }
         loop?.resume(returning: .stop)
-        for refresh in refreshes { refresh.resume(returning: .failure(error)) }
-        return true
+        for refresh in refreshes.waiters { refresh.resume(returning: .failure(refreshes.error)) }
+    }
+
+    /// Pauses periodic refreshes and retries (once the SDK is ready), or resumes them: as low power
+    /// mode does, independently of it. A refresh that fell due meanwhile runs as soon as both
+    /// pauses end.
+    package func setRefreshPaused(_ paused: Bool) {
+        let (changed, wake) = control.withLock { $0.setPausedBySDK(paused) }
+        guard changed else { return }
+        report(.refreshPaused(paused))
+        wake?.resume(returning: .fetch)
     }
 
     /// Tells the lifecycle about the app's state: from an app-lifecycle hook.
@@ -166,10 +185,16 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     private func refreshIfStale(_ reason: LifecycleDiagnostic.RefreshReason) {
         guard let timeToLive = configuration.timeToLive else { return }
         let now = elapsedTime()
-        let (triggered, wake) = control.withLock { $0.triggerIfStale(timeToLive: timeToLive, now: now) }
-        guard triggered else { return }
-        report(.refreshRequested(reason))
-        wake?.resume(returning: .fetch)
+        switch control.withLock({ $0.triggerIfStale(timeToLive: timeToLive, now: now) }) {
+        case .triggered(let wake):
+            report(.refreshRequested(reason))
+            wake?.value.resume(returning: .fetch)
+        case .fresh(let age):
+            // A read of the configuration happens all the time; a foreground visit is worth a line.
+            if reason == .foreground { report(.refreshSkipped(age: age, timeToLive: timeToLive)) }
+        case .notChecked:
+            break
+        }
     }
 
     /// Time on the lifecycle's clock since it started, in seconds; `nil` before.
@@ -224,6 +249,11 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         // The next fetch's deadline on the clock, in nanoseconds; `nil` waits for a demand.
         var nextFetch: UInt64? = clock.nanoseconds
         var hasFetched = false
+        if !configuration.fetchesOnStart {
+            // The SDK loads its first configuration: refresh from then on, or when asked.
+            guard await waitForFirstConfig(clock: clock) else { return }
+            hasFetched = true
+        }
         while true {
             endDegradedDeadlineIfDecided()
             // Low power mode holds periodic refreshes and retries only once the SDK is ready: never
@@ -329,12 +359,42 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 guard (try? await clock.sleep(untilNanoseconds: deadline)) != nil else { return }
-                self.control.withLock { $0.deadlinePassed(id) }?.resume(returning: .fetch)
+                self.deadlinePassed(id)
             }
             let fetch = await park()
             group.cancelAll()
             return fetch
         }
+    }
+
+    /// Waits, when the SDK loads its first configuration by itself, until the store is ready and a
+    /// refresh interval has passed since (or for ever, without an interval), or until a refresh is
+    /// asked for.
+    ///
+    /// - Returns: `false` when the task is cancelled.
+    private func waitForFirstConfig(clock: any TimerClock) async -> Bool {
+        // Only ever due once the SDK is ready: pausable, as a periodic refresh.
+        let id = control.withLock { $0.beginWait(isDue: false, pausable: true) }
+        return await withTaskGroup(of: Void.self) { group in
+            let store = self.store
+            let interval = configuration.refreshInterval
+            group.addTask {
+                guard (try? await store.waitForReady()) != nil, let interval,
+                    (try? await clock.sleep(for: interval)) != nil
+                else { return }
+                self.deadlinePassed(id)
+            }
+            let fetch = await park()
+            group.cancelAll()
+            return fetch
+        }
+    }
+
+    /// The deadline of wait `id` passed: wakes the loop to fetch, or reports that a pause holds it.
+    private func deadlinePassed(_ id: UInt64) {
+        let (wake, held) = control.withLock { $0.deadlinePassed(id) }
+        if held { report(.refreshHeld) }
+        wake?.resume(returning: .fetch)
     }
 
     /// Parks the loop until the state machine says to fetch or to stop; the decision and the

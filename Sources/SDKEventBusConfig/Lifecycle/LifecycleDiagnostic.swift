@@ -42,10 +42,18 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case readinessFailed(any Error)
     /// A refresh was asked for ahead of schedule.
     case refreshRequested(RefreshReason)
-    /// Low power mode paused periodic refreshes and retries (once the SDK is ready), or resumed
-    /// them.
+    /// The app came to the foreground and the configuration was still fresh: `age` seconds old,
+    /// under its ``LifecycleConfiguration/timeToLive`` of `timeToLive` seconds, so nothing was
+    /// fetched.
+    case refreshSkipped(age: TimeInterval, timeToLive: TimeInterval)
+    /// Periodic refreshes and retries (once the SDK is ready) were paused, by low power mode or
+    /// ``CatalogueClient/pauseRefreshing()``, or resumed (`false`).
     case refreshPaused(Bool)
-    /// The lifecycle ended because the SDK shut down.
+    /// A periodic refresh or a retry fell due while paused, and waits for the pause to end: it
+    /// runs as soon as it does.
+    case refreshHeld
+    /// The lifecycle ended: the SDK shut down, or stopped it (``CatalogueClient/stopFetching()``),
+    /// or readiness failed.
     case stopped
 
     /// Why a refresh ran ahead of schedule.
@@ -96,8 +104,12 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             "readiness failed for good: \(error)"
         case .refreshRequested(let reason):
             "refresh requested (\(reason))"
+        case .refreshSkipped(let age, let timeToLive):
+            "in foreground: configuration still fresh (\(age) of \(timeToLive) seconds), not refreshed"
         case .refreshPaused(let paused):
-            paused ? "low power mode: periodic refreshes paused" : "low power mode off: periodic refreshes resumed"
+            paused ? "periodic refreshes paused" : "periodic refreshes resumed"
+        case .refreshHeld:
+            "refresh due, held until the pause ends"
         case .stopped:
             "lifecycle stopped"
         }

@@ -63,6 +63,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     private var fetchCount: UInt64 = 0
     /// Low power mode is on.
     private(set) var isPaused = false
+    /// The SDK paused periodic refreshes.
+    private(set) var isPausedBySDK = false
     /// A refresh was asked for and has not begun.
     private(set) var isTriggered = false
     /// The current wait's deadline has passed.
@@ -159,11 +161,12 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
 
     /// The deadline of wait `id` passed.
     ///
-    /// - Returns: The parked loop, to resume with ``LoopWake/fetch`` (the fetch has begun).
-    mutating func deadlinePassed(_ id: UInt64) -> LoopWaiter? {
-        guard id == waitID else { return nil }
+    /// - Returns: The parked loop, to resume with ``LoopWake/fetch`` (the fetch has begun), and
+    ///   whether a pause holds the fetch that fell due.
+    mutating func deadlinePassed(_ id: UInt64) -> (wake: LoopWaiter?, held: Bool) {
+        guard id == waitID else { return (nil, false) }
         isDue = true
-        return wakeToFetch()
+        return (wakeToFetch(), isHeld && !isTriggered)
     }
 
     /// A successful fetch's configuration arrived at `time`, and is about to be applied: from now
@@ -181,8 +184,11 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         return takeRefreshWaiters(upTo: fetchCount)
     }
 
+    /// Whether a pause holds the current wait.
+    private var isHeld: Bool { (isPaused || isPausedBySDK) && isPausable }
+
     private var shouldFetch: Bool {
-        isTriggered || (isDue && !(isPaused && isPausable))
+        isTriggered || (isDue && !isHeld)
     }
 
     private mutating func beginFetch() {
@@ -218,15 +224,32 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         return (true, wakeToFetch())
     }
 
-    /// Asks for a fetch when the last successful one is older than `timeToLive` at `now`.
+    /// The SDK paused periodic refreshes, or resumed them: as low power mode, independently of it.
     ///
-    /// - Returns: Whether it asked, and the parked loop to resume with ``LoopWake/fetch``.
-    mutating func triggerIfStale(timeToLive: TimeInterval, now: TimeInterval?) -> (triggered: Bool, wake: LoopWaiter?) {
-        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetch, let now,
-            now - last >= timeToLive
-        else { return (false, nil) }
-        isTriggered = true
+    /// - Returns: Whether it changed, and the parked loop to resume with ``LoopWake/fetch``.
+    mutating func setPausedBySDK(_ paused: Bool) -> (changed: Bool, wake: LoopWaiter?) {
+        guard isPausedBySDK != paused else { return (false, nil) }
+        isPausedBySDK = paused
         return (true, wakeToFetch())
+    }
+
+    /// What asking for a fetch of a stale configuration did.
+    enum StaleCheck {
+        /// The configuration is stale: a fetch was asked for; resume the loop, if given, with
+        /// ``LoopWake/fetch``.
+        case triggered(wake: Boxed<LoopWaiter>?)
+        /// The configuration is `age` seconds old, still fresh.
+        case fresh(age: TimeInterval)
+        /// Nothing to check: stopped, a fetch is in flight or asked for, or none succeeded yet.
+        case notChecked
+    }
+
+    /// Asks for a fetch when the last successful one is older than `timeToLive` at `now`.
+    mutating func triggerIfStale(timeToLive: TimeInterval, now: TimeInterval?) -> StaleCheck {
+        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetch, let now else { return .notChecked }
+        guard now - last >= timeToLive else { return .fresh(age: max(0, now - last)) }
+        isTriggered = true
+        return .triggered(wake: wakeLoopToFetch())
     }
 
     // MARK: refreshNow() callers

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SDKEventBus
@@ -32,14 +33,14 @@ import Testing
     @Test func aDueRefreshWaitsForLowPowerModeToEnd() {
         var (machine, wait) = waitingForARefresh(paused: true)
         #expect(machine.park("loop") == nil)
-        #expect(machine.deadlinePassed(wait) == nil, "paused: the due refresh waits")
+        #expect(machine.deadlinePassed(wait).wake == nil, "paused: the due refresh waits")
         #expect(machine.setPaused(false).wake == "loop", "and runs as soon as the pause ends")
         #expect(machine.isFetching)
     }
 
     @Test func thePauseEndingBetweenBeginningTheWaitAndParkingIsNotLost() {
         var (machine, wait) = waitingForARefresh(paused: true)
-        #expect(machine.deadlinePassed(wait) == nil)
+        #expect(machine.deadlinePassed(wait).wake == nil)
         #expect(machine.setPaused(false) == (true, nil), "nobody parked yet: nothing to wake")
         #expect(machine.park("loop") == .fetch, "the park itself sees it")
     }
@@ -56,22 +57,22 @@ import Testing
         #expect(machine.park("loop") == nil)
         #expect(machine.setPaused(true).wake == nil)
         #expect(machine.setPaused(false).wake == nil, "not due yet: keep sleeping")
-        #expect(machine.deadlinePassed(wait) == "loop", "the deadline then wakes it")
+        #expect(machine.deadlinePassed(wait).wake == "loop", "the deadline then wakes it")
     }
 
     @Test func theDeadlinePassingBeforeTheLoopParksIsNotLost() {
         var (machine, wait) = waitingForARefresh()
-        #expect(machine.deadlinePassed(wait) == nil, "nobody parked yet")
+        #expect(machine.deadlinePassed(wait).wake == nil, "nobody parked yet")
         #expect(machine.park("loop") == .fetch)
     }
 
     @Test func aTimerOfAnEarlierWaitChangesNothing() {
         var (machine, earlier) = waitingForARefresh()
         #expect(machine.park("loop") == nil)
-        #expect(machine.deadlinePassed(earlier) == "loop")
+        #expect(machine.deadlinePassed(earlier).wake == "loop")
         _ = machine.finishFetch(succeededAt: 1)
         _ = machine.beginWait(isDue: false, pausable: true)
-        #expect(machine.deadlinePassed(earlier) == nil, "a late timer of the earlier wait")
+        #expect(machine.deadlinePassed(earlier).wake == nil, "a late timer of the earlier wait")
         #expect(machine.park("loop") == nil, "the loop keeps waiting for its own deadline")
     }
 
@@ -132,8 +133,40 @@ import Testing
         _ = machine.finishFetch(succeededAt: 10)
         _ = machine.beginWait(isDue: false, pausable: true)
         #expect(machine.park("loop") == nil)
-        #expect(machine.triggerIfStale(timeToLive: 30, now: 39) == (false, nil))
-        #expect(machine.triggerIfStale(timeToLive: 30, now: 40) == (true, "loop"))
+        #expect(machine.triggerIfStale(timeToLive: 30, now: 39).freshAge == 29)
+        #expect(machine.triggerIfStale(timeToLive: 30, now: 40).wake == "loop")
+    }
+
+    @Test func aDueRefreshHeldByAPauseSaysSo() {
+        var (machine, wait) = waitingForARefresh(paused: true)
+        #expect(machine.park("loop") == nil)
+        let passed = machine.deadlinePassed(wait)
+        #expect(passed.wake == nil && passed.held, "held: the step reports it")
+        var (unpaused, other) = waitingForARefresh()
+        #expect(unpaused.park("loop") == nil)
+        #expect(unpaused.deadlinePassed(other).held == false)
+    }
+
+    @Test func theSDKsPauseHoldsPeriodicRefreshesLikeLowPowerModeAndEachEndsOnlyItsOwn() {
+        var (machine, wait) = waitingForARefresh()
+        #expect(machine.setPausedBySDK(true) == (true, nil))
+        #expect(machine.park("loop") == nil)
+        #expect(machine.deadlinePassed(wait).held)
+        _ = machine.setPaused(true)
+        #expect(machine.setPausedBySDK(false).wake == nil, "low power mode still holds it")
+        #expect(machine.setPaused(false).wake == "loop")
+    }
+
+    @Test func theSDKsPauseNeverHoldsARefreshAskedFor() {
+        var (machine, _) = waitingForARefresh()
+        _ = machine.setPausedBySDK(true)
+        #expect(machine.park("loop") == nil)
+        let registration = machine.addRefreshWaiter(machine.makeRefreshID(), "caller")
+        guard case .wait(let wake?) = registration else {
+            Issue.record("a refresh asked for wakes the loop: \(registration)")
+            return
+        }
+        #expect(wake.value == "loop")
     }
 
     // MARK: refreshNow() bookkeeping
@@ -144,7 +177,7 @@ import Testing
         #expect(machine.park("loop") == .fetch)
         machine.fetchArrived(at: 10)
         // Applying the configuration resumed a ready() caller, who moved the clock and read it.
-        #expect(machine.triggerIfStale(timeToLive: 30, now: 40).triggered)
+        #expect(machine.triggerIfStale(timeToLive: 30, now: 40).isTriggered)
         _ = machine.finishFetch(succeededAt: 10)
         _ = machine.beginWait(isDue: false, pausable: true)
         #expect(machine.park("loop") == .fetch, "the stale read is not lost")
@@ -218,5 +251,25 @@ import Testing
         }
         #expect(late is Failed)
         #expect(machine.refreshBookkeepingCount == 0)
+    }
+}
+
+extension LifecycleStateMachine.StaleCheck {
+    /// The loop to wake, when the check asked for a fetch and the loop was parked.
+    fileprivate var wake: LoopWaiter? {
+        if case .triggered(let wake?) = self { return wake.value }
+        return nil
+    }
+
+    /// Whether the check asked for a fetch.
+    fileprivate var isTriggered: Bool {
+        if case .triggered = self { return true }
+        return false
+    }
+
+    /// The configuration's age, when the check found it fresh.
+    fileprivate var freshAge: TimeInterval? {
+        if case .fresh(let age) = self { return age }
+        return nil
     }
 }
