@@ -137,9 +137,10 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         for refresh in refreshes.waiters { refresh.resume(returning: .failure(refreshes.error)) }
     }
 
-    /// Pauses periodic refreshes and retries (once the SDK is ready), or resumes them: as low power
-    /// mode does, independently of it. A refresh that fell due meanwhile runs as soon as both
-    /// pauses end.
+    /// Pauses periodic refreshes and retries (once the SDK is ready), or resumes them.
+    ///
+    /// As low power mode does, independently of it. A refresh that fell due meanwhile runs as soon
+    /// as both pauses end.
     package func setRefreshPaused(_ paused: Bool) {
         let (changed, wake) = control.withLock { $0.setPausedBySDK(paused) }
         guard changed else { return }
