@@ -22,13 +22,10 @@ public import Foundation
 /// emitter that ``make(configuration:fetchService:)`` returns, and ends readiness with its own error
 /// through ``failReadiness(with:)``.
 public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubscribing {
-    /// The configuration type.
-    public typealias Config = Catalogue.Config
-
     /// The client's event bus: every subscription the client offers is made on it.
     public let bus: CatalogueBus<Catalogue>
     /// How the client loads, refreshes and becomes ready.
-    var configuration: LifecycleConfiguration<Config> { lifecycle.configuration }
+    var configuration: LifecycleConfiguration<Catalogue.Config> { lifecycle.configuration }
 
     package let lifecycle: ConfigLifecycle<Catalogue>
     var store: CatalogueConfigStore<Catalogue> { lifecycle.store }
@@ -42,12 +39,13 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///   - configuration: How to load, refresh and become ready.
     ///   - fetchService: Where the configuration comes from.
     public convenience init(
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
-        fetchService: some ConfigFetching<Config>
+        configuration: LifecycleConfiguration<Catalogue.Config> = LifecycleConfiguration(),
+        fetchService: some ConfigFetching<Catalogue.Config>
     ) {
         self.init(
-            emitter: CatalogueBus<Catalogue>.makeBus().emitter, configuration: configuration, fetchService: fetchService
-        )
+            store: CatalogueConfigStore(emitter: CatalogueBus<Catalogue>.makeBus().emitter),
+            configuration: configuration,
+            fetchService: fetchService)
     }
 
     /// Creates a client, starts loading its configuration, and hands the SDK author the capability
@@ -65,11 +63,15 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///   - fetchService: Where the configuration comes from.
     /// - Returns: The client, and the emitter that fires on its bus.
     public static func make(
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
-        fetchService: some ConfigFetching<Config>
+        configuration: LifecycleConfiguration<Catalogue.Config> = LifecycleConfiguration(),
+        fetchService: some ConfigFetching<Catalogue.Config>
     ) -> (client: CatalogueClient, emitter: CatalogueEmitter<Catalogue>) {
         let emitter = CatalogueBus<Catalogue>.makeBus().emitter
-        return (CatalogueClient(emitter: emitter, configuration: configuration, fetchService: fetchService), emitter)
+        return (
+            CatalogueClient(
+                store: CatalogueConfigStore(emitter: emitter), configuration: configuration, fetchService: fetchService),
+            emitter
+        )
     }
 
     /// Creates a client that fetches with the SDK's own function, starts loading its
@@ -92,38 +94,10 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///     ``ConfigFetching/fetchLiveConfig()`` does; called from the lifecycle's task.
     /// - Returns: The client, and the emitter that fires on its bus.
     public static func make(
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
-        fetch: @escaping @Sendable () async throws -> Config
+        configuration: LifecycleConfiguration<Catalogue.Config> = LifecycleConfiguration(),
+        fetch: @escaping @Sendable () async throws -> Catalogue.Config
     ) -> (client: CatalogueClient, emitter: CatalogueEmitter<Catalogue>) {
         make(configuration: configuration, fetchService: ClosureConfigFetcher(fetch: fetch))
-    }
-
-    /// Creates a client on a bus the SDK made, and starts loading its configuration.
-    ///
-    /// For an SDK that needs its emitter before the client exists, for example to fire its own
-    /// error event from the lifecycle's diagnostics. The client announces on the emitter's bus, so
-    /// a client can never be given a bus and the emitter of another:
-    ///
-    /// ```swift
-    /// let (_, emitter) = CatalogueBus<FlagEvent>.makeBus()
-    /// var settings = LifecycleConfiguration<FlagSet>()
-    /// settings.diagnostics = { step in
-    ///     if let error = step.failure { emitter.fire(.error(FlagErrorPayload(message: "\(error)"))) }
-    /// }
-    /// let client = CatalogueClient(emitter: emitter, configuration: settings, fetchService: service)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - emitter: The emitter of the bus the client announces on and app code subscribes to.
-    ///   - configuration: How to load, refresh and become ready.
-    ///   - fetchService: Where the configuration comes from.
-    public convenience init(
-        emitter: CatalogueEmitter<Catalogue>,
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
-        fetchService: some ConfigFetching<Config>
-    ) {
-        self.init(
-            store: CatalogueConfigStore(emitter: emitter), configuration: configuration, fetchService: fetchService)
     }
 
     /// Creates a client that fills a store the SDK keeps and fetches with the SDK's own function, and
@@ -138,22 +112,28 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///   - fetch: Fetches and decodes the current configuration; called from the lifecycle's task.
     public convenience init(
         store: CatalogueConfigStore<Catalogue>,
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
-        fetch: @escaping @Sendable () async throws -> Config
+        configuration: LifecycleConfiguration<Catalogue.Config> = LifecycleConfiguration(),
+        fetch: @escaping @Sendable () async throws -> Catalogue.Config
     ) {
         self.init(store: store, configuration: configuration, fetchService: ClosureConfigFetcher(fetch: fetch))
     }
 
     /// Creates a client that fills a store the SDK keeps, and starts loading its configuration.
     ///
-    /// For an SDK that also sets configurations it receives another way (pushed, say), and still
-    /// hands app code the client. The client announces on the bus of the store's emitter, and its
-    /// ``shutdown(timeout:)`` shuts the store down.
+    /// For an SDK that also sets configurations it receives another way (pushed, say), or that needs
+    /// its emitter before the client exists (to fire its own error event from the lifecycle's
+    /// diagnostics, say), and still hands app code the client. The client announces on the bus of
+    /// the store's emitter, so a client can never be given a bus and the emitter of another, and
+    /// its ``shutdown(timeout:)`` shuts the store down.
     ///
     /// ```swift
     /// let (_, emitter) = CatalogueBus<FlagEvent>.makeBus()
+    /// var settings = LifecycleConfiguration<FlagSet>()
+    /// settings.diagnostics = { step in
+    ///     if let error = step.failure { emitter.fire(.error(FlagErrorPayload(message: "\(error)"))) }
+    /// }
     /// let store = CatalogueConfigStore(emitter: emitter)
-    /// let client = CatalogueClient(store: store, fetchService: flagService)
+    /// let client = CatalogueClient(store: store, configuration: settings, fetchService: flagService)
     /// await store.setConfig(pushedFlags)   // the SDK keeps the store; app code has the client
     /// ```
     ///
@@ -163,8 +143,8 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///   - fetchService: Where the configuration comes from.
     public convenience init(
         store: CatalogueConfigStore<Catalogue>,
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
-        fetchService: some ConfigFetching<Config>
+        configuration: LifecycleConfiguration<Catalogue.Config> = LifecycleConfiguration(),
+        fetchService: some ConfigFetching<Catalogue.Config>
     ) {
         let lifecycle = ConfigLifecycle(store: store, fetchService: fetchService, configuration: configuration)
         self.init(lifecycle: lifecycle, emitter: store.emitter)
@@ -221,7 +201,7 @@ public final class CatalogueClient<Catalogue: LifecycleCatalogue>: CatalogueSubs
     ///
     /// Reading it when the configuration is older than ``LifecycleConfiguration/timeToLive``
     /// starts a refresh in the background.
-    public var config: Config? {
+    public var config: Catalogue.Config? {
         lifecycle.refreshIfStale()
         return store.config
     }

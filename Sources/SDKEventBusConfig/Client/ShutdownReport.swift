@@ -14,7 +14,7 @@ public struct ShutdownReport: Sendable, CustomStringConvertible {
     /// A piece of work that shutdown stopped waiting for.
     ///
     /// An opaque code: new kinds of work can be added without breaking a `switch`.
-    public struct Work: Equatable, Sendable, CustomStringConvertible {
+    public struct Work: Equatable, Sendable {
         private enum Value: Sendable {
             case fetch
             case cache
@@ -38,8 +38,8 @@ public struct ShutdownReport: Sendable, CustomStringConvertible {
         /// A delivery context (an actor, or the main actor) did not run them; they are dropped.
         public static let delivery = Work(value: .delivery)
 
-        /// The work's name, for logs.
-        public var description: String {
+        /// The work's name, for the report's description.
+        var name: String {
             switch value {
             case .fetch: "a fetch in flight"
             case .cache: "a cache call in flight"
@@ -60,7 +60,7 @@ public struct ShutdownReport: Sendable, CustomStringConvertible {
     /// A line for logs.
     public var description: String {
         guard !isComplete else { return "shut down" }
-        return "shut down, abandoning " + abandoned.map(\.description).joined(separator: " and ")
+        return "shut down, abandoning " + abandoned.map(\.name).joined(separator: " and ")
     }
 }
 

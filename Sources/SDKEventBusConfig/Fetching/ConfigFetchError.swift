@@ -13,7 +13,7 @@ public import Foundation
 /// ```
 public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringConvertible {
     /// The kind of failure.
-    public struct Code: Equatable, Sendable, CustomStringConvertible {
+    public struct Code: Equatable, Sendable {
         /// Which code it is, in the order they are declared: a plain byte rather than an enum, so
         /// that the type needs no value witnesses or hashing of its own.
         private let value: UInt8
@@ -27,8 +27,8 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         /// The server answered 304 Not Modified but the service has no body to reuse.
         public static let notModifiedWithoutCache = Code(value: 3)
 
-        /// The code's name, for logs.
-        public var description: String {
+        /// The code's name, for the error's description.
+        var name: String {
             switch value {
             case 0: "transport"
             case 1: "httpStatus"
@@ -81,7 +81,7 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
 
     /// One sentence naming the failure, its HTTP status when there is one, and the reason.
     public var description: String {
-        var text = "config fetch failed (" + code.description
+        var text = "config fetch failed (" + code.name
         if let statusCode { text += " " + String(statusCode) }
         text += "): " + reason
         if let retryAfter {

@@ -57,7 +57,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case stopped
 
     /// Why a refresh ran ahead of schedule.
-    public enum RefreshReason: Sendable, Equatable, CustomStringConvertible {
+    public enum RefreshReason: Sendable, Equatable {
         /// `refreshNow()` was called.
         case demand
         /// The configuration outlived its time to live when it was read.
@@ -65,8 +65,8 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         /// The app came to the foreground with a stale configuration.
         case foreground
 
-        /// The reason, for logs.
-        public var description: String {
+        /// The reason, for the step's description.
+        var name: String {
             switch self {
             case .demand: "on demand"
             case .stale: "configuration stale"
@@ -103,7 +103,7 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
         case .readinessFailed(let error):
             "readiness failed for good: \(error)"
         case .refreshRequested(let reason):
-            "refresh requested (\(reason))"
+            "refresh requested (\(reason.name))"
         case .refreshSkipped(let age, let timeToLive):
             "in foreground: configuration still fresh (\(age) of \(timeToLive) seconds), not refreshed"
         case .refreshPaused(let paused):

@@ -22,13 +22,11 @@ public import Foundation
 ///
 /// The built-in catalogue's store is `ConfigStore`.
 public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
-    /// The configuration type.
-    public typealias Config = Catalogue.Config
 
     /// The configuration (boxed, so that this state's layout does not depend on its type and its
     /// value witnesses stay small) and the last error.
     private struct State {
-        var config: Boxed<Config>?
+        var config: Boxed<Catalogue.Config>?
         var lastError: (any Error)?
     }
 
@@ -51,7 +49,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///
     /// Committed before the ready or updated event fires and before waiters resume, so it is
     /// readable as soon as ``waitForReady()`` returns.
-    public nonisolated var config: Config? { state.withLock { $0.config }?.value }
+    public nonisolated var config: Catalogue.Config? { state.withLock { $0.config }?.value }
 
     /// Whether readiness was resolved and the store has not been shut down.
     ///
@@ -104,7 +102,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     ///     configuration means now.
     /// - Returns: What the store did with it.
     @discardableResult
-    public func setConfig(_ newConfig: Config, from source: ConfigSource = .live, fetchedAt: Date? = nil)
+    public func setConfig(_ newConfig: Catalogue.Config, from source: ConfigSource = .live, fetchedAt: Date? = nil)
         -> ConfigChange
     {
         setConfig(newConfig, from: source, fetchedAt: fetchedAt) { _ in }
@@ -116,7 +114,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// The lifecycle records its status and reports its step there, so that a diagnostic comes
     /// before the events and the `ready()` returns that the step caused.
     package func setConfig(
-        _ newConfig: Config,
+        _ newConfig: Catalogue.Config,
         from source: ConfigSource,
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
@@ -127,7 +125,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
     /// ``setConfig(_:from:fetchedAt:willAnnounce:)`` with the configuration in the box the store
     /// keeps it in: the lifecycle holds its configurations boxed, so none is copied on the way.
     func setConfig(
-        _ newConfig: Boxed<Config>,
+        _ newConfig: Boxed<Catalogue.Config>,
         from source: ConfigSource,
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
@@ -139,7 +137,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
 
     /// Applies `newConfig`; calls `willAnnounce` only before an announcement.
     private func apply(
-        _ newConfig: Boxed<Config>,
+        _ newConfig: Boxed<Catalogue.Config>,
         from source: ConfigSource,
         fetchedAt: Date?,
         willAnnounce: @Sendable (ConfigChange) -> Void
@@ -168,7 +166,7 @@ public actor CatalogueConfigStore<Catalogue: LifecycleCatalogue> {
         }
         guard gate.outcome != nil else { return .ignored }  // readiness failed for good
         // Boxes throughout, so that no configuration is copied here.
-        let previous = state.withLock { state -> Boxed<Config>? in
+        let previous = state.withLock { state -> Boxed<Catalogue.Config>? in
             defer { state.config = newConfig }
             return state.config
         }

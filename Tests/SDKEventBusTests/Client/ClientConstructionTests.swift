@@ -10,7 +10,7 @@ import Testing
         let service = MockConfigFetchService([
             .config(ProjectConfig(accountId: "1", project: .init(id: "2", name: "P")))
         ])
-        let sdk = SDKClient(emitter: emitter, fetchService: service)
+        let sdk = SDKClient(store: ConfigStore(emitter: emitter), fetchService: service)
         #expect(sdk.bus === bus)
 
         let readies = Counter()

@@ -23,7 +23,9 @@ import Testing
             refreshInterval: nil, retryPolicy: LifecycleRig.retryPolicy,
             diagnostics: rig.steps.handler
         ).on(rig.clock)
-        return (SDKClient(emitter: emitter, configuration: settings, fetchService: service), emitter)
+        return (
+            SDKClient(store: ConfigStore(emitter: emitter), configuration: settings, fetchService: service), emitter
+        )
     }
 
     @Test func shutdownThatFinishesInTimeAbandonsNothingAndLeavesNoSleeper() async throws {
@@ -91,7 +93,8 @@ import Testing
         let cache = SilentCache()
         let (_, emitter) = EventBus.makeBus()
         let settings = SDKConfiguration(cache: cache).on(rig.clock)
-        let client = SDKClient(emitter: emitter, configuration: settings, fetchService: rig.service([.config(a)]))
+        let client = SDKClient(
+            store: ConfigStore(emitter: emitter), configuration: settings, fetchService: rig.service([.config(a)]))
         await cache.waitForLoad()
         let report = await client.shutdown()
         #expect(report.abandoned == [.cache])

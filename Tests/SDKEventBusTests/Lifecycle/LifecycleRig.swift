@@ -45,7 +45,7 @@ struct LifecycleRig {
             cache: cache,
             initialConfig: initialConfig
         ).on(clock)
-        return (SDKClient(emitter: emitter, configuration: settings, fetchService: service), events)
+        return (SDKClient(store: ConfigStore(emitter: emitter), configuration: settings, fetchService: service), events)
     }
 }
 

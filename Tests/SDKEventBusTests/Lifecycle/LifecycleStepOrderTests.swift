@@ -43,7 +43,7 @@ final class OrderLog: Sendable {
             diagnostics: { step in log.append("\(step)") }
         ).on(clock)
         let service = MockConfigFetchService(script, afterScript: .hang, clock: clock)
-        return SDKClient(emitter: emitter, configuration: settings, fetchService: service)
+        return SDKClient(store: ConfigStore(emitter: emitter), configuration: settings, fetchService: service)
     }
 
     @Test func aFetchedConfigurationIsReportedBeforeItsListenersRunAndReadyReturns() async throws {
@@ -93,7 +93,7 @@ final class OrderLog: Sendable {
         }
         let settings = SDKConfiguration(refreshInterval: nil, initialConfig: a).on(clock)
         let service = MockConfigFetchService([.delayed(1, .config(b))], afterScript: .hang, clock: clock)
-        let client = SDKClient(emitter: emitter, configuration: settings, fetchService: service)
+        let client = SDKClient(store: ConfigStore(emitter: emitter), configuration: settings, fetchService: service)
         clientBox.withLock { $0 = client }
         #expect(try await client.ready().source == .initial)
         try await clock.waitForSleepers(1)

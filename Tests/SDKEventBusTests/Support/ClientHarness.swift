@@ -47,7 +47,7 @@ import SDKEventBusTesting
         let (bus, emitter) = EventBus.makeBus()
         eventRecorder = EventRecorder(bus)
         let client = SDKClient(
-            emitter: emitter,
+            store: ConfigStore(emitter: emitter),
             configuration: SDKConfiguration(
                 refreshInterval: refreshInterval,
                 retryPolicy: Self.retryPolicy,
