@@ -69,6 +69,11 @@ let package = Package(
         // the core and the testing library: they compile without one ambiguity.
         .target(name: "ClashSDK", dependencies: ["SDKEventBusConfig"], path: "Tests/ClashSDK"),
         .testTarget(name: "CoreClashTests", dependencies: ["ClashSDK", "SDKEventBusConfig", "SDKEventBusTesting"]),
+        // An analytics SDK (its catalogue and facade) on the events product alone, and its tests, which
+        // take nothing else either: no configuration, wire form or testing library.
+        // Scripts/check-events-only.sh holds both to it.
+        .target(name: "AnalyticsSDK", dependencies: ["SDKEventBusCore"], path: "Tests/AnalyticsSDK"),
+        .testTarget(name: "EventsOnlySDKTests", dependencies: ["AnalyticsSDK", "SDKEventBusCore"]),
     ],
     swiftLanguageModes: [.v6]
 )
