@@ -41,6 +41,7 @@ DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) 
 # Documents for an SDK author with a catalogue of their own: they import the core only.
 CORE_DOCUMENTS = {
     "DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig",
+    "AdoptingPieceByPiece",
 }
 # Documents read as one: each continues the one before (the flag catalogue is declared once).
 GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"]]

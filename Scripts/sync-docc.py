@@ -46,6 +46,7 @@ GUIDES = {
     "AppEvents": "SDKEventBusAppEvents",
     "ReadinessAndLifecycle": "SDKEventBusConfig",
     "OnlineOfflineAndCache": "SDKEventBusConfig",
+    "AdoptingPieceByPiece": "SDKEventBusConfig",
     "BuiltInCatalogue": "SDKEventBus",
     "TestingCodeThatUsesSDKEventBus": "SDKEventBusTesting",
 }
