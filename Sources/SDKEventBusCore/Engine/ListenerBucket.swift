@@ -33,6 +33,8 @@ final class ListenerBucket: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var count = 0
     /// How many entries are live.
     @exclusivity(unchecked) private(set) var liveCount = 0
+    /// The bucket's place in its event's routes while it has live entries; -1 otherwise.
+    @exclusivity(unchecked) var routeIndex = -1
     /// Whether the bucket waits in its lane's list of buckets to tidy when the running pass ends.
     @exclusivity(unchecked) var isDueForTidying = false
     /// Whether ended entries outnumber live ones enough to be worth compacting, or none is live.

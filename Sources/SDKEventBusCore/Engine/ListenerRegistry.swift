@@ -11,7 +11,9 @@
 /// - Listener ids increase with every subscription. A fire records the next id as its *mark*:
 ///   exactly the listeners with a smaller id were subscribed when it was fired.
 /// - Subscriptions with an owner or an end hook keep a ``SubscriptionLifetime`` in a side table, so
-///   that the common subscription stores nothing for it.
+///   that the common subscription stores nothing for it. Those with an owner are also listed under
+///   it, so that ending an owner's subscriptions visits only those: tearing down N owners is linear
+///   in N. Every way a subscription ends goes through one place that keeps that list exact.
 struct ListenerRegistry {
     /// A subscription's row in the slot table: 8 bytes.
     ///
@@ -51,6 +53,14 @@ struct ListenerRegistry {
         let id: ObjectIdentifier
     }
 
+    /// A subscription's lifetime, and where its slot is in its owner's list.
+    struct Bound {
+        let lifetime: SubscriptionLifetime
+        /// The slot's position in ``ListenerRegistry/slotsByOwner`` under the lifetime's owner; -1
+        /// without an owner.
+        var ownerPosition: Int32
+    }
+
     /// A bucket a fire must visit, and its lane: what a fire reads, without touching the bucket.
     struct Route {
         let bucket: Unmanaged<ListenerBucket>
@@ -67,7 +77,9 @@ struct ListenerRegistry {
     private var bucketNumbers: [[Int]] = []
     private var slots: [Slot] = []
     private var freeSlots: [Int32] = []
-    private var lifetimes: [Int32: SubscriptionLifetime] = [:]
+    private var lifetimes: [Int32: Bound] = [:]
+    /// The slots of the live subscriptions bound to each owner, in no order.
+    private var slotsByOwner: [ObjectIdentifier: [Int32]] = [:]
     /// The ``EventSubscription`` that owns a subscription, for those that were asked for one.
     private var handles: [Int32: HandleRecord] = [:]
     /// How many live subscriptions are bound to an owner, and when to next look for dead owners.
@@ -114,7 +126,7 @@ struct ListenerRegistry {
         footprint.entries += entryCount
         footprint.liveSubscriptions += totalCount
         footprint.slotCapacity += slots.capacity + freeSlots.capacity
-        footprint.sideTableCapacity += lifetimes.capacity + handles.capacity
+        footprint.sideTableCapacity += lifetimes.capacity + handles.capacity + slotsByOwner.capacity
         footprint.buckets += buckets.count
         footprint.bucketChunkCapacity += buckets.reduce(0) { $0 + $1.chunkCapacity }
         footprint.routes += routes.reduce(0) { $0 + $1.count }
@@ -149,11 +161,18 @@ struct ListenerRegistry {
             let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
             return (bucket.number, position, bucket.liveCount == 1)
         }
-        if isFirst { routes[event].append(Route(bucket: bucketRef, lane: lane)) }
+        if isFirst {
+            bucketRef._withUnsafeGuaranteedRef { $0.routeIndex = routes[event].count }
+            routes[event].append(Route(bucket: bucketRef, lane: lane))
+        }
         slots[Int(slot)] = Slot(bucket: Int32(number), position: Int32(position))
         if let lifetime {
-            lifetimes[slot] = lifetime
-            if lifetime.ownerID != nil { ownerBoundCount += 1 }
+            var ownerPosition: Int32 = -1
+            if let ownerID = lifetime.ownerID {
+                ownerBoundCount += 1
+                ownerPosition = appendOwned(slot, to: ownerID)
+            }
+            lifetimes[slot] = Bound(lifetime: lifetime, ownerPosition: ownerPosition)
         }
         return (token, bucketRef)
     }
@@ -252,21 +271,62 @@ struct ListenerRegistry {
         slots[Int(slot)] = .free
         freeSlots.append(slot)
         // Most subscriptions have no lifetime: skip hashing the slot when none has.
-        let lifetime = lifetimes.isEmpty ? nil : lifetimes.removeValue(forKey: slot)
+        let bound = lifetimes.isEmpty ? nil : lifetimes.removeValue(forKey: slot)
         if !handles.isEmpty { handles.removeValue(forKey: slot) }
-        if lifetime?.ownerID != nil { ownerBoundCount -= 1 }
+        if let bound, let ownerID = bound.lifetime.ownerID {
+            ownerBoundCount -= 1
+            removeOwned(at: bound.ownerPosition, of: ownerID)
+        }
         if freeSlots.count == slots.count {
             // No subscription left: start over, keeping small tables' capacity for the next ones.
             let keep = slots.count <= 64
             slots.removeAll(keepingCapacity: keep)
             freeSlots.removeAll(keepingCapacity: keep)
+            // The side tables too, which a dictionary never shrinks by removing.
+            if lifetimes.capacity > 64 { lifetimes = [:] }
+            if slotsByOwner.capacity > 64 { slotsByOwner = [:] }
+            if handles.capacity > 64 { handles = [:] }
         }
-        return Ended(id: id, bucketRef: bucketRef, position: Int(row.position), lifetime: lifetime)
+        return Ended(id: id, bucketRef: bucketRef, position: Int(row.position), lifetime: bound?.lifetime)
     }
 
-    /// Ends every subscription bound to the owner with identity `ownerID`.
+    /// Ends every subscription bound to the owner with identity `ownerID`, in subscription order of
+    /// their slots; visits only those.
     mutating func endAll(ownedBy ownerID: ObjectIdentifier) -> [Ended] {
-        endAll { $0.ownerID == ownerID }
+        guard let owned = slotsByOwner[ownerID] else { return [] }
+        return owned.sorted().map { end(slot: $0) }
+    }
+
+    /// The number of live subscriptions bound to the owner with identity `ownerID`.
+    func subscriptionCount(ownedBy ownerID: ObjectIdentifier) -> Int {
+        slotsByOwner[ownerID]?.count ?? 0
+    }
+
+    /// The number of owners with live subscriptions.
+    var ownerCount: Int { slotsByOwner.count }
+
+    /// Lists `slot` under `ownerID`.
+    ///
+    /// - Returns: Its position in the owner's list.
+    private mutating func appendOwned(_ slot: Int32, to ownerID: ObjectIdentifier) -> Int32 {
+        guard let index = slotsByOwner.index(forKey: ownerID) else {
+            slotsByOwner[ownerID] = [slot]
+            return 0
+        }
+        slotsByOwner.values[index].append(slot)
+        return Int32(slotsByOwner.values[index].count - 1)
+    }
+
+    /// Removes the slot at `position` from the list of `ownerID`: the last one takes its place.
+    private mutating func removeOwned(at position: Int32, of ownerID: ObjectIdentifier) {
+        let index = slotsByOwner.index(forKey: ownerID).unsafelyUnwrapped
+        let last = slotsByOwner.values[index].removeLast()
+        if Int(position) < slotsByOwner.values[index].count {
+            slotsByOwner.values[index][Int(position)] = last
+            lifetimes[last]?.ownerPosition = position
+        } else if slotsByOwner.values[index].isEmpty {
+            slotsByOwner.remove(at: index)
+        }
     }
 
     /// Ends every live subscription, and keeps accepting new ones.
@@ -278,11 +338,17 @@ struct ListenerRegistry {
         return ended
     }
 
-    /// Ends every subscription of `lane`, for a lane whose actor is gone.
+    /// Ends every subscription of `lane`, for a lane whose actor is gone: visits only the lane's
+    /// buckets.
     mutating func endAll(inLane lane: Int) -> [Ended] {
+        guard lane < bucketNumbers.count else { return [] }
         var ended: [Ended] = []
-        for (index, slot) in slots.enumerated() where !slot.isFree && buckets[Int(slot.bucket)].lane == lane {
-            ended.append(end(slot: Int32(index)))
+        for number in bucketNumbers[lane] where number >= 0 {
+            let bucket = buckets[number]
+            for position in 0..<bucket.count {
+                let entry = bucket.entry(at: position)
+                if entry.pointee.state == ListenerEntry.live { ended.append(end(slot: entry.pointee.slot)) }
+            }
         }
         return ended
     }
@@ -339,12 +405,19 @@ struct ListenerRegistry {
         }
     }
 
-    /// Stops routing fires to `bucket`, which has no live subscription left.
+    /// Stops routing fires to `bucket`, which has no live subscription left: the last route takes
+    /// its place, so that tearing down many lanes' listeners of one event is linear.
+    ///
+    /// The order of an event's routes is that of no guarantee: each lane delivers on its own.
     private mutating func removeRoute(to bucket: Unmanaged<ListenerBucket>) {
-        let event = bucket._withUnsafeGuaranteedRef { $0.event }
-        if let index = routes[event].firstIndex(where: { $0.bucket.toOpaque() == bucket.toOpaque() }) {
-            routes[event].remove(at: index)
+        let (event, index) = bucket._withUnsafeGuaranteedRef { bucket in
+            defer { bucket.routeIndex = -1 }
+            return (bucket.event, bucket.routeIndex)
         }
+        let last = routes[event].removeLast()
+        guard index < routes[event].count else { return }
+        routes[event][index] = last
+        last.bucket._withUnsafeGuaranteedRef { $0.routeIndex = index }
     }
 
     private func liveSlot(of token: EventSubscription) -> Slot? {
@@ -357,7 +430,7 @@ struct ListenerRegistry {
     }
 
     private mutating func endAll(where shouldEnd: (SubscriptionLifetime) -> Bool) -> [Ended] {
-        let doomed = lifetimes.filter { shouldEnd($0.value) }.keys.sorted()
+        let doomed = lifetimes.filter { shouldEnd($0.value.lifetime) }.keys.sorted()
         return doomed.map { end(slot: $0) }
     }
 
