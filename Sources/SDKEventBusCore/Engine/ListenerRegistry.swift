@@ -68,9 +68,14 @@ struct ListenerRegistry {
     }
 
     let busID: UInt64
-    /// Every bucket, kept as long as the bus lives: routes and queued deliveries refer to them
-    /// unretained.
+    /// Every bucket, kept while its lane is in use.
+    ///
+    /// Routes and queued deliveries refer to them unretained. The buckets of a lane left vacant are
+    /// let go (see ``releaseBuckets(ofLane:)``), and their numbers hold
+    /// ``ListenerBucket/placeholder`` until a new bucket takes them.
     private(set) var buckets: [ListenerBucket] = []
+    /// The numbers of the buckets let go, for the next buckets.
+    private var freeBucketNumbers: Set<Int> = []
     /// Per event, the buckets that hold its live subscriptions.
     private(set) var routes: [[Route]] = []
     /// The bucket of each lane and event: `bucketNumbers[lane][event]`, -1 for none yet.
@@ -127,7 +132,7 @@ struct ListenerRegistry {
         footprint.liveSubscriptions += totalCount
         footprint.slotCapacity += slots.capacity + freeSlots.capacity
         footprint.sideTableCapacity += lifetimes.capacity + handles.capacity + slotsByOwner.capacity
-        footprint.buckets += buckets.count
+        footprint.buckets += buckets.count - freeBucketNumbers.count
         footprint.bucketChunkCapacity += buckets.reduce(0) { $0 + $1.chunkCapacity }
         footprint.routes += routes.reduce(0) { $0 + $1.count }
     }
@@ -190,10 +195,51 @@ struct ListenerRegistry {
     private mutating func addBucket(event: Int, lane: Int) -> ListenerBucket {
         while bucketNumbers.count <= lane { bucketNumbers.append([]) }
         while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
-        let bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
-        buckets.append(bucket)
+        let bucket: ListenerBucket
+        if let number = freeBucketNumbers.popFirst() {
+            bucket = ListenerBucket(number: number, event: event, lane: lane)
+            buckets[number] = bucket
+        } else {
+            bucket = ListenerBucket(number: buckets.count, event: event, lane: lane)
+            buckets.append(bucket)
+        }
         bucketNumbers[lane][event] = bucket.number
         return bucket
+    }
+
+    /// Lets go of the buckets of `lane`, an actor lane left vacant.
+    ///
+    /// The lane has no subscription, nothing queued and no pass. The buckets are marked retired and
+    /// returned, for the caller to keep until the lock is released (an `Ended` of the same locked
+    /// section may still point at one); their numbers are free for the next buckets.
+    mutating func releaseBuckets(ofLane lane: Int) -> [ListenerBucket] {
+        guard lane < bucketNumbers.count else { return [] }
+        var released: [ListenerBucket] = []
+        for number in bucketNumbers[lane] where number >= 0 {
+            let bucket = buckets[number]
+            bucket.isRetired = true
+            released.append(bucket)
+            buckets[number] = ListenerBucket.placeholder
+            freeBucketNumbers.insert(number)
+        }
+        bucketNumbers[lane] = []
+        // Free numbers at the end go, so that a peak of lanes leaves no rows behind.
+        while let last = buckets.last, last === ListenerBucket.placeholder {
+            buckets.removeLast()
+            freeBucketNumbers.remove(buckets.count)
+        }
+        if buckets.capacity > 64, buckets.count * 4 < buckets.capacity { buckets = Array(shrinking: buckets) }
+        if freeBucketNumbers.isEmpty, freeBucketNumbers.capacity > 64 { freeBucketNumbers = [] }
+        return released
+    }
+
+    /// Forgets the rows of lanes from `count` on, which the storage has removed.
+    mutating func removeLanes(from count: Int) {
+        guard bucketNumbers.count > count else { return }
+        bucketNumbers.removeLast(bucketNumbers.count - count)
+        if bucketNumbers.capacity > 64, bucketNumbers.count * 4 < bucketNumbers.capacity {
+            bucketNumbers = Array(shrinking: bucketNumbers)
+        }
     }
 
     /// The live entry `token` names, for a replay owed to it.
