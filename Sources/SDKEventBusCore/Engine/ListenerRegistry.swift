@@ -166,20 +166,31 @@ struct ListenerRegistry {
             let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
             return (bucket.number, position, bucket.liveCount == 1)
         }
-        if isFirst {
-            bucketRef._withUnsafeGuaranteedRef { $0.routeIndex = routes[event].count }
-            routes[event].append(Route(bucket: bucketRef, lane: lane))
-        }
+        if isFirst { addRoute(to: bucketRef, event: event, lane: lane) }
         slots[Int(slot)] = Slot(bucket: Int32(number), position: Int32(position))
-        if let lifetime {
-            var ownerPosition: Int32 = -1
-            if let ownerID = lifetime.ownerID {
-                ownerBoundCount += 1
-                ownerPosition = appendOwned(slot, to: ownerID)
-            }
-            lifetimes[slot] = Bound(lifetime: lifetime, ownerPosition: ownerPosition)
-        }
+        if let lifetime { bind(slot, to: lifetime) }
         return (token, bucketRef)
+    }
+
+    /// Routes fires of `event` to `bucket`, which has its first live subscription.
+    ///
+    /// Out of line, as is ``bind(_:to:)``: most subscriptions do neither, and the plain `on` + `off`
+    /// pair measured 7% more instructions with them inlined.
+    @inline(never)
+    private mutating func addRoute(to bucket: Unmanaged<ListenerBucket>, event: Int, lane: Int) {
+        bucket._withUnsafeGuaranteedRef { $0.routeIndex = routes[event].count }
+        routes[event].append(Route(bucket: bucket, lane: lane))
+    }
+
+    /// Records the lifetime of the subscription in `slot`, and lists it under its owner.
+    @inline(never)
+    private mutating func bind(_ slot: Int32, to lifetime: SubscriptionLifetime) {
+        var ownerPosition: Int32 = -1
+        if let ownerID = lifetime.ownerID {
+            ownerBoundCount += 1
+            ownerPosition = appendOwned(slot, to: ownerID)
+        }
+        lifetimes[slot] = Bound(lifetime: lifetime, ownerPosition: ownerPosition)
     }
 
     /// The bucket of `event` in `lane`, created on first use; unretained, as the registry keeps it.
@@ -317,12 +328,8 @@ struct ListenerRegistry {
         slots[Int(slot)] = .free
         freeSlots.append(slot)
         // Most subscriptions have no lifetime: skip hashing the slot when none has.
-        let bound = lifetimes.isEmpty ? nil : lifetimes.removeValue(forKey: slot)
+        let lifetime = lifetimes.isEmpty ? nil : unbind(slot)
         if !handles.isEmpty { handles.removeValue(forKey: slot) }
-        if let bound, let ownerID = bound.lifetime.ownerID {
-            ownerBoundCount -= 1
-            removeOwned(at: bound.ownerPosition, of: ownerID)
-        }
         if freeSlots.count == slots.count {
             // No subscription left: start over, keeping small tables' capacity for the next ones.
             let keep = slots.count <= 64
@@ -333,7 +340,7 @@ struct ListenerRegistry {
             if slotsByOwner.capacity > 64 { slotsByOwner = [:] }
             if handles.capacity > 64 { handles = [:] }
         }
-        return Ended(id: id, bucketRef: bucketRef, position: Int(row.position), lifetime: bound?.lifetime)
+        return Ended(id: id, bucketRef: bucketRef, position: Int(row.position), lifetime: lifetime)
     }
 
     /// Ends every subscription bound to the owner with identity `ownerID`, in subscription order of
@@ -351,9 +358,22 @@ struct ListenerRegistry {
     /// The number of owners with live subscriptions.
     var ownerCount: Int { slotsByOwner.count }
 
+    /// Forgets the lifetime of the subscription in `slot`, if it has one, and takes it off its
+    /// owner's list.
+    @inline(never)
+    private mutating func unbind(_ slot: Int32) -> SubscriptionLifetime? {
+        guard let bound = lifetimes.removeValue(forKey: slot) else { return nil }
+        if let ownerID = bound.lifetime.ownerID {
+            ownerBoundCount -= 1
+            removeOwned(at: bound.ownerPosition, of: ownerID)
+        }
+        return bound.lifetime
+    }
+
     /// Lists `slot` under `ownerID`.
     ///
     /// - Returns: Its position in the owner's list.
+    @inline(never)
     private mutating func appendOwned(_ slot: Int32, to ownerID: ObjectIdentifier) -> Int32 {
         guard let index = slotsByOwner.index(forKey: ownerID) else {
             slotsByOwner[ownerID] = [slot]
@@ -364,6 +384,7 @@ struct ListenerRegistry {
     }
 
     /// Removes the slot at `position` from the list of `ownerID`: the last one takes its place.
+    @inline(never)
     private mutating func removeOwned(at position: Int32, of ownerID: ObjectIdentifier) {
         let index = slotsByOwner.index(forKey: ownerID).unsafelyUnwrapped
         let last = slotsByOwner.values[index].removeLast()
