@@ -13,7 +13,7 @@ extension BusStorage {
         var actorLanes: [ObjectIdentifier: Int] = [:]
         /// Vacant actor lanes, kept for the next actors: at most ``maximumVacantLanes`` at the end
         /// of the lane table (more only while lanes after them are in use).
-        var vacantLanes: Set<Int> = []
+        var vacantLanes: [Int] = []
         /// The generation the next new lane's jobs start at: above those of the lanes removed from
         /// the end of the table, whose superseded jobs may still be queued on their actors.
         var laneGenerationFloor: UInt32 = 0
@@ -69,7 +69,7 @@ extension BusStorage.State {
         }
         let name = "actor \(type(of: actor))"
         let lane: Int
-        if let vacant = vacantLanes.popFirst() {
+        if let vacant = vacantLanes.popLast() {
             lane = vacant
             lanes[lane].actor = actor
             lanes[lane].name = name
@@ -328,17 +328,18 @@ extension BusStorage.State {
         guard lane < lanes.count, lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
         if actorLanes[id] == lane { actorLanes[id] = nil }
         lanes[lane].vacate()
-        let released = registry.releaseBuckets(ofLane: lane)
-        if !released.isEmpty { work.retiredBuckets += released }
-        vacantLanes.insert(lane)
-        guard vacantLanes.count > Self.maximumVacantLanes else { return }
-        while vacantLanes.count > Self.maximumVacantLanes, lanes.count - 1 > BusStorage.immediateLane,
-            vacantLanes.contains(lanes.count - 1)
+        for bucket in registry.releaseBuckets(ofLane: lane) { work.retiredBuckets.append(bucket) }
+        vacantLanes.append(lane)
+        // Only a vacant actor lane has no actor identity.
+        var removed = 0
+        while vacantLanes.count - removed > Self.maximumVacantLanes, lanes.count - 1 > BusStorage.immediateLane,
+            lanes[lanes.count - 1].actorID == nil
         {
-            let last = lanes.removeLast()
-            vacantLanes.remove(lanes.count)
-            laneGenerationFloor = max(laneGenerationFloor, last.job.generation &+ 1)
+            laneGenerationFloor = max(laneGenerationFloor, lanes.removeLast().job.generation &+ 1)
+            removed += 1
         }
+        guard removed > 0 else { return }
+        vacantLanes.removeAll { $0 >= lanes.count }
         if lanes.capacity > 64, lanes.count * 4 < lanes.capacity { lanes = Array(shrinking: lanes) }
         registry.removeLanes(from: lanes.count)
     }

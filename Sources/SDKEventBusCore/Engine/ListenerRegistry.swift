@@ -53,14 +53,6 @@ struct ListenerRegistry {
         let id: ObjectIdentifier
     }
 
-    /// A subscription's lifetime, and where its slot is in its owner's list.
-    struct Bound {
-        let lifetime: SubscriptionLifetime
-        /// The slot's position in ``ListenerRegistry/slotsByOwner`` under the lifetime's owner; -1
-        /// without an owner.
-        var ownerPosition: Int32
-    }
-
     /// A bucket a fire must visit, and its lane: what a fire reads, without touching the bucket.
     struct Route {
         let bucket: Unmanaged<ListenerBucket>
@@ -75,14 +67,14 @@ struct ListenerRegistry {
     /// ``ListenerBucket/placeholder`` until a new bucket takes them.
     private(set) var buckets: [ListenerBucket] = []
     /// The numbers of the buckets let go, for the next buckets.
-    private var freeBucketNumbers: Set<Int> = []
+    private var freeBucketNumbers: [Int] = []
     /// Per event, the buckets that hold its live subscriptions.
     private(set) var routes: [[Route]] = []
     /// The bucket of each lane and event: `bucketNumbers[lane][event]`, -1 for none yet.
     private var bucketNumbers: [[Int]] = []
     private var slots: [Slot] = []
     private var freeSlots: [Int32] = []
-    private var lifetimes: [Int32: Bound] = [:]
+    private var lifetimes: [Int32: SubscriptionLifetime] = [:]
     /// The slots of the live subscriptions bound to each owner, in no order.
     private var slotsByOwner: [ObjectIdentifier: [Int32]] = [:]
     /// The ``EventSubscription`` that owns a subscription, for those that were asked for one.
@@ -185,12 +177,11 @@ struct ListenerRegistry {
     /// Records the lifetime of the subscription in `slot`, and lists it under its owner.
     @inline(never)
     private mutating func bind(_ slot: Int32, to lifetime: SubscriptionLifetime) {
-        var ownerPosition: Int32 = -1
         if let ownerID = lifetime.ownerID {
             ownerBoundCount += 1
-            ownerPosition = appendOwned(slot, to: ownerID)
+            lifetime.ownerPosition = appendOwned(slot, to: ownerID)
         }
-        lifetimes[slot] = Bound(lifetime: lifetime, ownerPosition: ownerPosition)
+        lifetimes[slot] = lifetime
     }
 
     /// The bucket of `event` in `lane`, created on first use; unretained, as the registry keeps it.
@@ -207,7 +198,7 @@ struct ListenerRegistry {
         while bucketNumbers.count <= lane { bucketNumbers.append([]) }
         while bucketNumbers[lane].count <= event { bucketNumbers[lane].append(-1) }
         let bucket: ListenerBucket
-        if let number = freeBucketNumbers.popFirst() {
+        if let number = freeBucketNumbers.popLast() {
             bucket = ListenerBucket(number: number, event: event, lane: lane)
             buckets[number] = bucket
         } else {
@@ -231,16 +222,9 @@ struct ListenerRegistry {
             bucket.isRetired = true
             released.append(bucket)
             buckets[number] = ListenerBucket.placeholder
-            freeBucketNumbers.insert(number)
+            freeBucketNumbers.append(number)
         }
         bucketNumbers[lane] = []
-        // Free numbers at the end go, so that a peak of lanes leaves no rows behind.
-        while let last = buckets.last, last === ListenerBucket.placeholder {
-            buckets.removeLast()
-            freeBucketNumbers.remove(buckets.count)
-        }
-        if buckets.capacity > 64, buckets.count * 4 < buckets.capacity { buckets = Array(shrinking: buckets) }
-        if freeBucketNumbers.isEmpty, freeBucketNumbers.capacity > 64 { freeBucketNumbers = [] }
         return released
     }
 
@@ -343,11 +327,10 @@ struct ListenerRegistry {
         return Ended(id: id, bucketRef: bucketRef, position: Int(row.position), lifetime: lifetime)
     }
 
-    /// Ends every subscription bound to the owner with identity `ownerID`, in subscription order of
-    /// their slots; visits only those.
+    /// Ends every subscription bound to the owner with identity `ownerID`; visits only those.
     mutating func endAll(ownedBy ownerID: ObjectIdentifier) -> [Ended] {
         guard let owned = slotsByOwner[ownerID] else { return [] }
-        return owned.sorted().map { end(slot: $0) }
+        return owned.map { end(slot: $0) }
     }
 
     /// The number of live subscriptions bound to the owner with identity `ownerID`.
@@ -362,12 +345,12 @@ struct ListenerRegistry {
     /// owner's list.
     @inline(never)
     private mutating func unbind(_ slot: Int32) -> SubscriptionLifetime? {
-        guard let bound = lifetimes.removeValue(forKey: slot) else { return nil }
-        if let ownerID = bound.lifetime.ownerID {
+        guard let lifetime = lifetimes.removeValue(forKey: slot) else { return nil }
+        if let ownerID = lifetime.ownerID {
             ownerBoundCount -= 1
-            removeOwned(at: bound.ownerPosition, of: ownerID)
+            removeOwned(at: lifetime.ownerPosition, of: ownerID)
         }
-        return bound.lifetime
+        return lifetime
     }
 
     /// Lists `slot` under `ownerID`.
@@ -390,7 +373,7 @@ struct ListenerRegistry {
         let last = slotsByOwner.values[index].removeLast()
         if Int(position) < slotsByOwner.values[index].count {
             slotsByOwner.values[index][Int(position)] = last
-            lifetimes[last]?.ownerPosition = position
+            if let moved = lifetimes[last] { moved.ownerPosition = position }
         } else if slotsByOwner.values[index].isEmpty {
             slotsByOwner.remove(at: index)
         }
@@ -497,7 +480,7 @@ struct ListenerRegistry {
     }
 
     private mutating func endAll(where shouldEnd: (SubscriptionLifetime) -> Bool) -> [Ended] {
-        let doomed = lifetimes.filter { shouldEnd($0.value.lifetime) }.keys.sorted()
+        let doomed = lifetimes.filter { shouldEnd($0.value) }.keys.sorted()
         return doomed.map { end(slot: $0) }
     }
 
