@@ -41,7 +41,9 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (290, 274),
+    # 280 KB, up from 274: the owner index that makes tearing down N owners linear and the vacant
+    # lanes that give their memory back (round 4) took 6 KB; see Docs/Performance.md, Size.
+    "SDKEventBusCore": (290, 280),
     "SDKEventBusWire": (11, 26),
     "SDKEventBusAppEvents": (36, 16),
     "SDKEventBus": (287, 130),

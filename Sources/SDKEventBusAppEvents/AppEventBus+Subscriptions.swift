@@ -208,8 +208,7 @@ extension AppEventBus {
         let call = nonisolatedCallback(callback)
         return subscribe(type, lane: delivery.lane, owner: owner ?? actor) { subscription in
             let end: @Sendable () -> Void = { subscription.cancel() }
-            // Called only in a job of the lane's drain, which holds the actor.
-            return .erasing { [unowned(unsafe) actor] (event: Event) in call(actor, event, end) }
+            return .erasing(isolatedTo: actor, call, end: end)
         }
     }
 

@@ -41,7 +41,9 @@ let benchmarks: @Sendable () -> Void = {
         LockedBusSubscriptionPeer.self,
         NotificationCenterSubscriptionPeer.self,
     ]
-    let actorPeers: [any ActorDeliveryPeer.Type] = [SDKEventBusActorPeer.self, TaskPerCallbackActorPeer.self]
+    let actorPeers: [any ActorDeliveryPeer.Type] = [
+        SDKEventBusActorPeer.self, AppBusActorPeer.self, TaskPerCallbackActorPeer.self,
+    ]
 
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
@@ -298,6 +300,8 @@ let benchmarks: @Sendable () -> Void = {
     registerBurstBenchmarks()
     registerMemoryBenchmarks()
     registerPoolBenchmarks()
+    registerTeardownBenchmarks()
+    registerActorLaneMemoryBenchmarks()
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))

@@ -43,3 +43,42 @@ func registerMemoryBenchmarks() {
         }
     }
 }
+
+/// Memory after actors come and go: what a bus keeps once 4,000 actors, each with a subscription
+/// isolated to itself, were subscribed at once, fired to, cancelled and released (per-connection
+/// or per-screen actors).
+///
+/// The heap in use is read with the bus made and one main-actor listener subscribed ("before"),
+/// and once every actor is gone ("after"), with the bus still alive; `retained per actor` divides
+/// the difference by 4,000. Each iteration makes its own bus. Linux only.
+func registerActorLaneMemoryBenchmarks() {
+    let actors = 4_000
+    let before = BenchmarkMetric.custom("heap in use before (KB)", useScalingFactor: false)
+    let after = BenchmarkMetric.custom("heap in use after (KB)", useScalingFactor: false)
+    let perActor = BenchmarkMetric.custom("retained per actor (B, 0 if less)", useScalingFactor: false)
+    Benchmark(
+        "memory/4,000 actors subscribed, fired to, cancelled, released/SDKEventBus",
+        configuration: .init(
+            metrics: [before, after, perActor], warmupIterations: 1, maxDuration: .seconds(60), maxIterations: 5)
+    ) { @MainActor benchmark in
+        for _ in benchmark.scaledIterations {
+            let (bus, emitter) = EventBus.makeBus()
+            bus.on(.bucketing) { _ in }
+            let heapBefore = heap_stats_in_use()
+            var owners = (0..<actors).map { _ in TeardownOwner() }
+            for owner in owners {
+                bus.on(.bucketing, delivery: .isolated(to: owner)) { owner, _ in owner.receive() }
+            }
+            emitter.fire(payload)
+            await bus.flush()
+            for owner in owners { bus.cancelAll(ownedBy: owner) }
+            owners.removeAll()
+            await bus.flush()
+            let heapAfter = heap_stats_in_use()
+            benchmark.measurement(before, Int(heapBefore / 1_024))
+            benchmark.measurement(after, Int(heapAfter / 1_024))
+            benchmark.measurement(perActor, Int(heapAfter > heapBefore ? (heapAfter - heapBefore) / actors : 0))
+            withExtendedLifetime((bus, emitter)) {}
+        }
+    }
+}

@@ -2,10 +2,11 @@
 //
 //     DeliveryProbe [mode] [listeners] [rounds] [fires per wait]
 //     DeliveryProbe subscribe [pairs]
+//     DeliveryProbe teardown [kinds] [owners] [repeats]
 //
 // Modes: `main` (the default: the built-in catalogue, main-actor listeners), `external` (the
 // `FlagEvent` catalogue of another module), `immediate` (listeners on the firing thread), `actor`
-// (listeners isolated to one actor), `once` (one fire to `once` listeners subscribed afresh each
+// (listeners isolated to one actor; `app-actor` on the app bus), `once` (one fire to `once` listeners subscribed afresh each
 // round). `DeliveryProbe 100 20000 1` is `main` with those numbers.
 import FlagCatalogue
 import Foundation
@@ -73,6 +74,54 @@ if mode == "subscribe" {
     exit(0)
 }
 
+if mode == "teardown" {
+    // `DeliveryProbe teardown [kinds] [owners] [repeats]`: `cancelAll(ownedBy:)` of 1,000 to 8,000
+    // owners (or `owners`), each with the subscriptions `kinds` names (`m`: bound to it on the main
+    // actor, `a`: isolated to it; the default `mma` is the benchmark's), best of 5 (or `repeats`)
+    // per owner, and per eighth of the owners in turn.
+    actor Owner {
+        func receive() {}
+    }
+    let kinds = Array(arguments.first ?? "mma")
+    let clock = ContinuousClock()
+    let counts = arguments.dropFirst().first.flatMap { Int($0) }.map { [$0] } ?? [1_000, 2_000, 4_000, 8_000]
+    let repeats = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5
+    for owners in counts {
+        var best = Duration.seconds(1_000)
+        var eighths: [Duration] = []
+        for _ in 0..<repeats {
+            let (bus, _) = EventBus.makeBus()
+            let owned = (0..<owners).map { _ in Owner() }
+            for owner in owned {
+                for (index, kind) in kinds.enumerated() {
+                    let event = SystemEvent.allCases[index % 10]
+                    if kind == "a" {
+                        bus.on(event, delivery: .isolated(to: owner)) { owner, _ in owner.receive() }
+                    } else {
+                        bus.on(event, owner: owner) { _, _ in }
+                    }
+                }
+            }
+            var parts: [Duration] = []
+            let start = clock.now
+            for part in 0..<8 {
+                let partStart = clock.now
+                for owner in owned[(part * owners / 8)..<((part + 1) * owners / 8)] { bus.cancelAll(ownedBy: owner) }
+                parts.append(clock.now - partStart)
+            }
+            let elapsed = clock.now - start
+            if elapsed < best {
+                best = elapsed
+                eighths = parts
+            }
+            await bus.flush()
+        }
+        let perEighth = eighths.map { "\($0 / (owners / 8))" }.joined(separator: " ")
+        print("teardown \(String(kinds)): \(owners) owners: \(best / owners) per owner; per eighth: \(perEighth)")
+    }
+    exit(0)
+}
+
 let listeners = Int(arguments.first ?? "100") ?? 100
 let iterations = Int(arguments.dropFirst().first ?? "20000") ?? 20_000
 /// How many fires share one wait for delivery: 1 measures latency, more measures sustained cost.
@@ -125,6 +174,11 @@ case "immediate":
 case "actor":
     for _ in 0..<listeners { bus.on(.bucketing, delivery: .isolated(to: actorSink)) { sink, _ in sink.receive() } }
     fire = { emitter.fire(payload) }
+case "app-actor":
+    for _ in 0..<listeners {
+        appBus.on(Bucketed.self, delivery: .isolated(to: actorSink)) { sink, _ in sink.receive() }
+    }
+    fire = { appBus.publish(Bucketed(payload: payload), source: "probe") }
 case "app-immediate":
     let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
     for _ in 0..<listeners { appBus.on(Bucketed.self, delivery: .immediate) { _ in receive() } }
@@ -149,7 +203,7 @@ for _ in 0..<iterations {
     if mode == "once" { for _ in 0..<listeners { bus.once(.bucketing) { _ in sink.receive() } } }
     let start = clock.now
     total += listeners * firesPerWait
-    if mode == "actor" {
+    if mode == "actor" || mode == "app-actor" {
         for _ in 0..<firesPerWait { fire() }
         await actorSink.delivered(total: total)
     } else {
@@ -160,5 +214,5 @@ for _ in 0..<iterations {
     elapsed += clock.now - start
 }
 let perFire = elapsed / (iterations * firesPerWait)
-let received = mode == "actor" ? await actorSink.received : sink.received
+let received = mode == "actor" || mode == "app-actor" ? await actorSink.received : sink.received
 print("\(mode): \(listeners) listeners, \(firesPerWait) fire(s) per wait: \(perFire) per fire; received \(received)")

@@ -114,10 +114,7 @@ public actor CatalogueBus<Catalogue: EventCatalogue> {
         let owner = owner ?? actor
         return subscribe(event, lane: delivery.lane, owner: owner, replayLatest: replayLatest) { subscription in
             let end: @Sendable () -> Void = { subscription.cancel() }
-            return .erasing { [weak actor] (payload: Catalogue.Payload) in
-                guard let actor else { return end() }
-                call(actor, payload, end)
-            }
+            return .erasing(isolatedTo: actor, call, end: end)
         }
     }
 

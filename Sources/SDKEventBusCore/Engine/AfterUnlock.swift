@@ -10,6 +10,9 @@ struct AfterUnlock {
         var lifetimes: [SubscriptionLifetime] = []
         /// Owners a sweep looked at, released here in case the sweep held the last reference.
         var liveOwners: [any AnyObject & Sendable] = []
+        /// Buckets of lanes left vacant, which the registry let go: kept until here, as an `Ended`
+        /// of the locked section may still point at one.
+        var buckets: [ListenerBucket] = []
         /// Payloads no longer needed (dropped fires, cleared replays), destroyed here.
         var dropped: [DeliveryBuffer] = []
         /// Replaced replays beyond the first, each in memory of its own, destroyed and freed here.
@@ -63,6 +66,11 @@ struct AfterUnlock {
     var liveOwners: [any AnyObject & Sendable] {
         get { actions?.liveOwners ?? [] }
         _modify { yield &ensureActions().liveOwners }
+    }
+
+    var retiredBuckets: [ListenerBucket] {
+        get { actions?.buckets ?? [] }
+        _modify { yield &ensureActions().buckets }
     }
 
     var dropped: [DeliveryBuffer] {
@@ -121,6 +129,7 @@ struct AfterUnlock {
         actions.callbacks = []
         actions.liveOwners = []
         actions.dropped = []
+        actions.buckets = []
         for replay in actions.retired { storage.destroyRetired(replay) }
         for (lane, actor, job) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor, job: job) }
         if let job = actions.immediateJob { storage.scheduleImmediateDrain(job: job) }

@@ -11,7 +11,12 @@ extension BusStorage {
         var lanes: [DeliveryLane]
         /// The lane of each actor that has subscriptions.
         var actorLanes: [ObjectIdentifier: Int] = [:]
+        /// Vacant actor lanes, kept for the next actors: at most ``maximumVacantLanes`` at the end
+        /// of the lane table (more only while lanes after them are in use).
         var vacantLanes: [Int] = []
+        /// The generation the next new lane's jobs start at: above those of the lanes removed from
+        /// the end of the table, whose superseded jobs may still be queued on their actors.
+        var laneGenerationFloor: UInt32 = 0
         /// Per event, its replay rule.
         var replayRules: [ReplayRule]
         /// Per event, the latest payload it replays.
@@ -24,6 +29,9 @@ extension BusStorage {
         var jobLimit = DeliveryBudget.Limit.job
         /// Tests waiting until callers wait on a lane: none unless a test installs one.
         var waiterWatchers = WaiterWatchers()
+
+        /// How many vacant actor lanes are kept for the next actors.
+        static let maximumVacantLanes = 4
     }
 }
 
@@ -67,7 +75,7 @@ extension BusStorage.State {
             lanes[lane].name = name
         } else {
             lane = lanes.count
-            lanes.append(DeliveryLane(name: name, layout: layout, actor: actor))
+            lanes.append(DeliveryLane(name: name, layout: layout, actor: actor, firstGeneration: laneGenerationFloor))
         }
         lanes[lane].actorID = id
         actorLanes[id] = lane
@@ -192,14 +200,14 @@ extension BusStorage.State {
     mutating func end(_ ended: [ListenerRegistry.Ended], into work: inout AfterUnlock) -> Bool {
         var mayBeCalled = false
         for subscription in ended where release(subscription, into: &work) { mayBeCalled = true }
-        for subscription in ended { subscription.bucketRef._withUnsafeGuaranteedRef { tidy($0) } }
+        for subscription in ended { subscription.bucketRef._withUnsafeGuaranteedRef { tidy($0, into: &work) } }
         return mayBeCalled
     }
 
     /// Finishes ending one subscription; see ``end(_:into:)-([ListenerRegistry.Ended],_)``.
     mutating func end(_ ended: ListenerRegistry.Ended, into work: inout AfterUnlock) -> Bool {
         let mayBeCalled = release(ended, into: &work)
-        ended.bucketRef._withUnsafeGuaranteedRef { tidy($0) }
+        ended.bucketRef._withUnsafeGuaranteedRef { tidy($0, into: &work) }
         return mayBeCalled
     }
 
@@ -227,7 +235,11 @@ extension BusStorage.State {
 
     /// Drops a bucket's trailing holes and compacts it if due, unless a pass of its lane runs (the
     /// pass then does it when it finishes); frees its lane if nothing is left in it.
-    mutating func tidy(_ bucket: ListenerBucket) {
+    ///
+    /// A retired bucket, whose lane an earlier tidy of the same locked section left vacant, needs
+    /// nothing more (its lane may be gone).
+    mutating func tidy(_ bucket: ListenerBucket, into work: inout AfterUnlock) {
+        guard !bucket.isRetired else { return }
         let lane = bucket.lane
         guard !lanes[lane].isPassActive else {
             if !bucket.isDueForTidying {
@@ -239,7 +251,7 @@ extension BusStorage.State {
         bucket.isDueForTidying = false
         bucket.trimTrailingHoles()
         if bucket.isDueForCompaction { registry.compact(bucket) }
-        vacate(lane: lane)
+        vacate(lane: lane, into: &work)
     }
 
     /// Ends a pass: releases what it deferred, tidies what it kept from tidying, and resumes the
@@ -252,9 +264,9 @@ extension BusStorage.State {
         if !lanes[lane].bucketsDueForTidying.isEmpty {
             let due = lanes[lane].bucketsDueForTidying
             lanes[lane].bucketsDueForTidying = []
-            for bucket in due { tidy(bucket) }
+            for bucket in due { tidy(bucket, into: &work) }
         }
-        vacate(lane: lane)
+        vacate(lane: lane, into: &work)
     }
 
     /// Releases the callbacks the pass deferred and resumes the `off` callers waiting for it.
@@ -299,28 +311,48 @@ extension BusStorage.State {
     /// Frees an actor lane that has nothing left, so that another actor can use it: also when its
     /// actor is gone, which is when most lanes empty.
     @inline(__always)
-    mutating func vacate(lane: Int) {
+    mutating func vacate(lane: Int, into work: inout AfterUnlock) {
         // The main and immediate lanes are never vacated: checked inline, as most ends are theirs.
         guard lane > BusStorage.immediateLane else { return }
-        vacateActorLane(lane)
+        vacateActorLane(lane, into: &work)
     }
 
+    /// Frees an actor lane's memory (its buffers' segments and its buckets) and lists it vacant;
+    /// then, beyond ``maximumVacantLanes``, removes the vacant lanes at the end of the table, so
+    /// that actors that came and went leave nothing behind.
+    ///
+    /// Lanes are only removed from the end: a lane's number is in its buckets, routes and jobs.
+    /// `lane` may already be gone, removed by an earlier vacate of the same locked section.
     @inline(never)
-    private mutating func vacateActorLane(_ lane: Int) {
-        guard lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
+    private mutating func vacateActorLane(_ lane: Int, into work: inout AfterUnlock) {
+        guard lane < lanes.count, lanes[lane].isVacant, let id = lanes[lane].actorID else { return }
         if actorLanes[id] == lane { actorLanes[id] = nil }
-        lanes[lane].actor = nil
-        lanes[lane].actorID = nil
+        lanes[lane].vacate()
+        for bucket in registry.releaseBuckets(ofLane: lane) { work.retiredBuckets.append(bucket) }
         vacantLanes.append(lane)
+        // Only a vacant actor lane has no actor identity.
+        var removed = 0
+        while vacantLanes.count - removed > Self.maximumVacantLanes, lanes.count - 1 > BusStorage.immediateLane,
+            lanes[lanes.count - 1].actorID == nil
+        {
+            laneGenerationFloor = max(laneGenerationFloor, lanes.removeLast().job.generation &+ 1)
+            removed += 1
+        }
+        guard removed > 0 else { return }
+        vacantLanes.removeAll { $0 >= lanes.count }
+        if lanes.capacity > 64, lanes.count * 4 < lanes.capacity { lanes = Array(shrinking: lanes) }
+        registry.removeLanes(from: lanes.count)
     }
 
     /// Ends every subscription of an actor lane whose actor is gone, drops what was queued for it,
     /// and frees the lane.
+    ///
+    /// Drops first: ending the last subscription may free the lane, and remove it.
     mutating func abandon(lane: Int, into work: inout AfterUnlock) {
         lanes[lane].isDraining = false
-        end(registry.endAll(inLane: lane), into: &work)
         dropQueued(lane: lane, into: &work)
-        vacate(lane: lane)
+        end(registry.endAll(inLane: lane), into: &work)
+        vacate(lane: lane, into: &work)
     }
 
     /// Drops what is queued on a lane, and the rest of the batch its pass holds between two jobs

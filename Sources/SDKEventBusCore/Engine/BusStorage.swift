@@ -197,21 +197,27 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let waiter = BusWaiter()
         // Checked, not trusted: this is an entry of the library-evolution ABI, which a client
         // built against another version of the package calls with what its `off` was given.
-        let lane = state.withLock { state in
-            bucket < state.registry.buckets.count ? state.registry.buckets[bucket].lane : nil
+        let lane = state.withLock { state -> Int? in
+            guard bucket >= 0, bucket < state.registry.buckets.count else { return nil }
+            let lane = state.registry.buckets[bucket].lane
+            return lane >= 0 ? lane : nil
         }
         guard let lane else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 var work = AfterUnlock()
                 let (waiting, watchers) = state.withLock { state in
+                    // The lane may have been left vacant and removed since: its pass is over.
                     let mayCall =
-                        state.lanes[lane].isPassActive && state.lanes[lane].cursor.mayCall(bucket: bucket, id: id)
+                        lane < state.lanes.count && state.lanes[lane].isPassActive
+                        && state.lanes[lane].cursor.mayCall(bucket: bucket, id: id)
                     guard !waiter.isCancelled, mayCall else {
                         waiter.state = .done
                         // The pass has moved past the listener since it was ended: its callback,
                         // left for the pass to release, is released before `off` returns.
-                        if !mayCall { state.releaseDeferred(id: id, bucket: bucket, lane: lane, into: &work) }
+                        if !mayCall, lane < state.lanes.count {
+                            state.releaseDeferred(id: id, bucket: bucket, lane: lane, into: &work)
+                        }
                         return (false, [CheckedContinuation<Void, Never>]())
                     }
                     waiter.wait(on: continuation)
@@ -226,7 +232,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         } onCancel: {
             let continuation = state.withLock { state in
                 let continuation = waiter.cancel()
-                if continuation != nil { state.lanes[lane].removeOffWaiter(waiter) }
+                if continuation != nil, lane < state.lanes.count { state.lanes[lane].removeOffWaiter(waiter) }
                 return continuation
             }
             continuation?.resume()
@@ -273,7 +279,12 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         var work = AfterUnlock()
         state.withLock { state in
             state.end(state.registry.close(), into: &work)
-            for lane in state.lanes.indices { state.dropQueued(lane: lane, into: &work) }
+            // Not over `indices`: a lane left vacant may be removed from the end meanwhile.
+            var lane = 0
+            while lane < state.lanes.count {
+                state.dropQueued(lane: lane, into: &work)
+                lane += 1
+            }
             work.dropped.append(state.latest.removeAll())
         }
         work.run(diagnostics: diagnostics, storage: self)
@@ -424,8 +435,11 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         Task(priority: FirePriority.task(job.priority)) { await self.drain(lane: lane, isolatedTo: actor, job: job) }
     }
 
+    /// A job on an actor lane: `job` may have been superseded long ago, and its lane left vacant and
+    /// removed from the end of the table since (a lane in its place starts at a later generation).
     private func drain(lane: Int, isolatedTo actor: isolated any Actor, job: DeliveryLane.Job) {
-        drainJob(lane: lane, cursor: state.withLock { $0.lanes[lane].cursor }, job: job)
+        guard let cursor = state.withLock({ lane < $0.lanes.count ? $0.lanes[lane].cursor : nil }) else { return }
+        drainJob(lane: lane, cursor: cursor, job: job)
     }
 
     /// Delivers queued batches on the lane's executor (the global one for the immediate lane) for
@@ -442,7 +456,15 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// another): superseded by a job of a higher priority, it leaves the drain to that one, at its
     /// start or at the end of its batch.
     private func drainJob(lane: Int, cursor: PassCursor, job: DeliveryLane.Job?) {
-        let (start, limit) = state.withLock { state in (state.lanes[lane].start(job), state.jobLimit) }
+        var work = AfterUnlock()
+        let (start, limit) = state.withLock { state -> (DeliveryLane.HeldBatch?, DeliveryBudget.Limit) in
+            guard lane < state.lanes.count else { return (nil, state.jobLimit) }
+            let start = state.lanes[lane].start(job)
+            // A drain that ends here may leave its lane with nothing: free it.
+            if start == nil { state.vacate(lane: lane, into: &work) }
+            return (start, state.jobLimit)
+        }
+        if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         guard let start else { return }
         drain(from: start, lane: lane, cursor: cursor, limit: limit, job: job)
     }
@@ -530,7 +552,11 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         state.withLock { state in
             state.finishPass(lane: lane, delivered: delivered, recycling: buffer, into: &work)
             guard state.lanes[lane].isCurrent(job) else { return }
-            if state.lanes[lane].continuesAfterYield() { state.scheduleNextJob(lane: lane, into: &work) }
+            if state.lanes[lane].continuesAfterYield() {
+                state.scheduleNextJob(lane: lane, into: &work)
+            } else {
+                state.vacate(lane: lane, into: &work)
+            }
         }
         work.run(diagnostics: diagnostics, storage: self)
     }
@@ -551,7 +577,10 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             // `nil`: the main lane's job, or the firing thread on the immediate lane before it
             // read its priority, which no other job supersedes.
             guard let job else { return state.lanes[lane].takeBatch() }
-            return state.takeNextBatch(lane: lane, for: job, into: &work)
+            let next = state.takeNextBatch(lane: lane, for: job, into: &work)
+            // A drain that ends here may leave its actor lane with nothing: free it.
+            if next == nil { state.vacate(lane: lane, into: &work) }
+            return next
         }
         if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         return next

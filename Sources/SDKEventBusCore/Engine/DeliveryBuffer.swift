@@ -98,6 +98,14 @@ final class DeliveryBuffer: @unchecked Sendable {
         if segmentCount > 1 { releaseSegments(keeping: 1) }
     }
 
+    /// Frees every segment and the segment table.
+    ///
+    /// For the buffers of a lane left vacant, which keeps no memory for the next actor. The buffer
+    /// must be empty; it allocates again on its next append.
+    func releaseMemory() {
+        releaseSegments(keeping: 0)
+    }
+
     /// The bucket of entries that are only kept, never delivered.
     private static let noBucket = ListenerBucket(number: -1, event: -1, lane: -1)
 

@@ -122,12 +122,35 @@ struct DeliveryLane {
     /// The highest priority among the fires of the batch the pass has taken or holds.
     private(set) var batchPriority: UInt8 = 0
 
-    init(name: String, layout: PayloadLayout, actor: (any Actor)? = nil) {
+    /// Creates a lane.
+    ///
+    /// - Parameters:
+    ///   - name: What the lane is, for diagnostics.
+    ///   - layout: The payloads' layout.
+    ///   - actor: For an actor lane, its actor.
+    ///   - firstGeneration: The generation of its first job: above every job of a lane that had its
+    ///     place before, so that none of theirs still queued is taken for one of this lane's.
+    init(name: String, layout: PayloadLayout, actor: (any Actor)? = nil, firstGeneration: UInt32 = 0) {
         self.name = name
         self.actor = actor
         actorID = actor.map { ObjectIdentifier($0) }
         pending = DeliveryBuffer(layout: layout)
         spare = DeliveryBuffer(layout: layout)
+        job = Job(generation: firstGeneration, priority: 0)
+    }
+
+    /// Frees an actor lane that has nothing left (``isVacant``) for another actor, keeping no
+    /// memory: its buffers free their segments, and it forgets its actor.
+    mutating func vacate() {
+        actor = nil
+        actorID = nil
+        name = "vacant"
+        pending.releaseMemory()
+        spare.releaseMemory()
+        deferredReleases = []
+        offWaiters = []
+        bucketsDueForTidying = []
+        flushWaiters = []
     }
 
     /// How many deliveries the lane's two buffers hold room for: the memory they keep (once a batch

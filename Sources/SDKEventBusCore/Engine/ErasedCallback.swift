@@ -37,6 +37,32 @@ package struct ErasedCallback: @unchecked Sendable {
         unsafeBitCast(MainActorHolder(function: callback), to: ErasedCallback.self)
     }
 
+    /// Erases a callback isolated to `actor`, which it captures weakly: the one rule of every bus
+    /// for a subscription's actor.
+    ///
+    /// The engine calls it only in a job on the actor's lane, which holds the actor; the weak
+    /// capture keeps it safe without relying on that. The bus never keeps the actor alive, and once
+    /// the actor is gone, a call reaching the callback calls nothing and runs `end`, which ends the
+    /// subscription.
+    ///
+    /// - Parameters:
+    ///   - actor: The actor the callback is isolated to.
+    ///   - call: The callback with its isolation removed (see `nonisolatedCallback`); called only
+    ///     while isolated to `actor`.
+    ///   - end: Ends the subscription.
+    /// - Returns: The erased callback.
+    @inlinable @inline(__always)
+    package static func erasing<A: Actor, Payload>(
+        isolatedTo actor: A,
+        _ call: @escaping @Sendable (A, Payload, _ end: @escaping @Sendable () -> Void) -> Void,
+        end: @escaping @Sendable () -> Void
+    ) -> ErasedCallback {
+        .erasing { [weak actor] (payload: Payload) in
+            guard let actor else { return end() }
+            call(actor, payload, end)
+        }
+    }
+
     /// What a released entry holds: captures nothing, so it retains nothing.
     ///
     /// Computed: a closure that captures nothing is a constant, and a stored static would be a

@@ -15,6 +15,10 @@ final class ListenerBucket: @unchecked Sendable {
     // which is written before it is published (the count, with release ordering) and not moved
     // while a pass of this bucket's lane runs.
 
+    /// What the registry keeps at the number of a bucket it let go: it has no entry, and its lane
+    /// and event are -1.
+    static let placeholder = ListenerBucket(number: -1, event: -1, lane: -1)
+
     /// The capacity of the first chunk; chunk `k` holds `firstChunkCapacity << k` entries.
     static let firstChunkCapacity = 16
     /// Enough chunks for more entries than memory can hold.
@@ -33,6 +37,11 @@ final class ListenerBucket: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var count = 0
     /// How many entries are live.
     @exclusivity(unchecked) private(set) var liveCount = 0
+    /// Whether the registry has let the bucket go with its lane, which was left vacant: it is kept
+    /// alive only until the lock is released, and nothing tidies it any more.
+    @exclusivity(unchecked) var isRetired = false
+    /// The bucket's place in its event's routes while it has live entries; -1 otherwise.
+    @exclusivity(unchecked) var routeIndex = -1
     /// Whether the bucket waits in its lane's list of buckets to tidy when the running pass ends.
     @exclusivity(unchecked) var isDueForTidying = false
     /// Whether ended entries outnumber live ones enough to be worth compacting, or none is live.

@@ -66,6 +66,106 @@ import Testing
         #expect(bus.storage.footprint.laneBufferCapacity == Self.segmentEntries(bus.storage))
     }
 
+    // MARK: Actor lanes
+
+    /// Actors that come and go (one per connection or per screen): once 1,000 of them were
+    /// subscribed at once, fired to, cancelled and released, the bus keeps what it kept before
+    /// them, plus at most ``BusStorage/State/maximumVacantLanes`` lanes for the next actors.
+    @Test(arguments: ["cancelled", "released"])
+    func actorLanesGiveTheirMemoryBackOnceTheirActorsAreGone(ending: String) async {
+        let (bus, emitter) = EventBus.makeBus()
+        let received = Counter()
+        bus.on(.apiQueueReleased) { _ in received.increment() }
+        emitter.fire(SamplePayloads.numbered(0))
+        await bus.flush()
+        let baseline = bus.storage.footprint
+        var listeners = (0..<1_000).map { _ in Listener() }
+        for listener in listeners {
+            bus.on(.apiQueueReleased, delivery: .isolated(to: listener)) { _, _ in received.increment() }
+        }
+        emitter.fire(SamplePayloads.numbered(1))
+        await bus.flush()
+        #expect(received.count == 1 + 1_001)
+        let peak = bus.storage.footprint
+        #expect(peak.lanes == 2 + 1_000 && peak.laneBufferCapacity > 1_000 * Self.segmentEntries(bus.storage))
+        if ending == "cancelled" {
+            for listener in listeners { bus.cancelAll(ownedBy: listener) }
+            listeners.removeAll()
+        } else {
+            listeners.removeAll()
+            // A fire finds every lane's actor gone and frees the lane.
+            emitter.fire(SamplePayloads.numbered(2))
+            await bus.flush()
+        }
+        let after = bus.storage.footprint
+        let kept = BusStorage.State.maximumVacantLanes
+        #expect(after.liveSubscriptions == baseline.liveSubscriptions)
+        #expect(
+            after.laneBufferCapacity <= 2 * Self.segmentEntries(bus.storage),
+            "a vacant lane keeps no buffer: only the main lane's two keep a segment each")
+        #expect(after.lanes <= baseline.lanes + kept, "at most \(kept) vacant lanes are kept")
+        #expect(after.vacantLanes <= kept)
+        #expect(after.buckets <= baseline.buckets, "a vacant lane keeps no bucket")
+        #expect(after.bucketChunkCapacity == baseline.bucketChunkCapacity)
+        #expect(after.routes == baseline.routes)
+    }
+
+    @Test func aLaneFreedBeyondTheVacantOnesKeptServesTheNextActorsAsBefore() async {
+        let (bus, emitter) = EventBus.makeBus()
+        for round in 0..<3 {
+            let listeners = (0..<50).map { _ in Listener() }
+            let received = Counter()
+            for listener in listeners {
+                bus.on(.apiQueueReleased, delivery: .isolated(to: listener)) { _, _ in received.increment() }
+            }
+            emitter.fire(SamplePayloads.numbered(round))
+            await bus.flush()
+            #expect(received.count == 50, "round \(round)")
+            for listener in listeners.reversed() { bus.cancelAll(ownedBy: listener) }
+            emitter.fire(SamplePayloads.numbered(round))
+            await bus.flush()
+            #expect(received.count == 50)
+        }
+        #expect(bus.storage.footprint.lanes <= 2 + BusStorage.State.maximumVacantLanes)
+    }
+
+    /// Actors subscribing, cancelled or released while other threads fire.
+    ///
+    /// Lanes are vacated, reused and removed from the end of the table under load, and every
+    /// callback runs on a live lane. Bounded: 4 workers × 150 actors, 2,000 fires.
+    @Test func actorsComingAndGoingWhileOtherThreadsFireLeaveOnlyTheLanesKeptForReuse() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let received = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for number in 0..<2_000 { emitter.fire(SamplePayloads.numbered(number)) }
+            }
+            for worker in 0..<4 {
+                group.addTask {
+                    var kept: [Listener] = []
+                    for round in 0..<150 {
+                        let listener = Listener()
+                        bus.on(.apiQueueReleased, delivery: .isolated(to: listener)) { _, _ in received.increment() }
+                        if round % 3 == worker % 3 { bus.cancelAll(ownedBy: listener) }
+                        if round % 5 == 0 { kept.append(listener) }
+                        if kept.count > 4 { kept.removeFirst() }
+                        emitter.fire(SamplePayloads.numbered(round))
+                    }
+                    for listener in kept { bus.cancelAll(ownedBy: listener) }
+                }
+            }
+        }
+        await bus.flush()
+        // The last fire finds the lanes of released actors and frees them.
+        emitter.fire(SamplePayloads.numbered(0))
+        await bus.flush()
+        let after = bus.storage.footprint
+        #expect(after.liveSubscriptions == 0)
+        #expect(after.lanes <= 2 + BusStorage.State.maximumVacantLanes)
+        #expect(after.laneBufferCapacity <= 2 * Self.segmentEntries(bus.storage))
+        #expect(after.buckets <= 1 + BusStorage.State.maximumVacantLanes)
+    }
+
     // MARK: Buckets
 
     @Test(arguments: ["oldest first", "newest first", "alternately"])

@@ -117,3 +117,21 @@ final class TypeKeyedTaskPerCallbackPeer: DeliveryPeer {
         bus.publish(BucketingHappened(payload: payload))
     }
 }
+
+/// This package's app bus, handlers isolated to one custom actor (`delivery: .isolated(to:)`): the
+/// app bus's counterpart of the catalogue bus in the actor-delivery scenarios.
+@MainActor
+final class AppBusActorPeer: ActorDeliveryPeer {
+    nonisolated static let name = "app bus"
+    let bus = AppEventBus()
+
+    init(listeners: Int, sink: ActorSink) {
+        for _ in 0..<listeners {
+            bus.on(BucketingHappened.self, delivery: .isolated(to: sink)) { sink, event in sink.receive(event.payload) }
+        }
+    }
+
+    func fire(_ payload: EventPayloadValue) {
+        bus.publish(BucketingHappened(payload: payload), source: "benchmark")
+    }
+}
