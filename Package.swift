@@ -37,7 +37,11 @@ let package = Package(
         .target(name: "_SDKEventBusAtomics"),
         .target(name: "SDKEventBusCore", dependencies: ["_SDKEventBusAtomics"]),
         .target(name: "SDKEventBusWire", dependencies: ["SDKEventBusCore"]),
-        .target(name: "SDKEventBusConfig", dependencies: ["SDKEventBusCore", "SDKEventBusWire"]),
+        // Ships its privacy manifest: the file cache reads a file's modification date, one of the APIs
+        // App Store Connect asks a reason for (Scripts/check-privacy-manifest.py keeps it honest).
+        .target(
+            name: "SDKEventBusConfig", dependencies: ["SDKEventBusCore", "SDKEventBusWire"],
+            resources: [.copy("Resources/PrivacyInfo.xcprivacy")]),
         .target(name: "SDKEventBusAppEvents", dependencies: ["SDKEventBusCore", "_SDKEventBusAtomics"]),
         .target(
             name: "SDKEventBus",
