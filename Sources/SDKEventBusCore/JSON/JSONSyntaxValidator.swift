@@ -21,10 +21,11 @@ package import struct Foundation.Data
 package struct JSONSyntaxValidator: ~Copyable {
     /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
-        /// An object, numbered in the order objects open, with the key whose value is being
-        /// scanned (`nil` before the first key).
+        /// An object, numbered in the order objects open, with the key of the member being scanned
+        /// (`nil` between members: before the first key, and once a member's value is complete).
         case object(ordinal: Int, currentKey: JSONTokenizer.StringContents?)
-        /// An array, with the index of the element being scanned.
+        /// An array, with the index of the element being scanned (once an element is complete, of
+        /// the next one).
         case array(nextIndex: Int)
     }
 
@@ -109,11 +110,14 @@ package struct JSONSyntaxValidator: ~Copyable {
             "objects and arrays are nested more than \(maximumDepth) levels deep")
     }
 
-    /// Moves an array on to its next element when one of its elements is complete.
+    /// Moves a container on from a member or an element that is complete: an array to its next
+    /// element, an object to no member, so that an error before the next key names the object.
     private mutating func valueEnded() {
         guard let top = stack.indices.last else { return }
-        if case .array(let nextIndex) = stack[top] {
-            stack[top] = .array(nextIndex: nextIndex + 1)
+        switch stack[top] {
+        case .array(let nextIndex): stack[top] = .array(nextIndex: nextIndex + 1)
+        case .object(let ordinal, .some): stack[top] = .object(ordinal: ordinal, currentKey: nil)
+        case .object(_, nil): break
         }
     }
 
@@ -174,12 +178,23 @@ package struct JSONSyntaxValidator: ~Copyable {
         }
     }
 
-    /// The error for what the tokenizer found, with the path of the value being scanned.
+    /// The error for what the tokenizer found, with the path of where the input went wrong: the
+    /// innermost container still open, and in it the member or element whose value was being read
+    /// (after its `:` or the array's `,`, or inside the value).
+    ///
+    /// Between the members or elements of a container, where a `,`, the container's end or a `:`
+    /// is missing, the path is the container's: the member before is complete, and a key without
+    /// its `:` has no value yet. So a document whose `data` is complete and whose outer object is
+    /// cut short is reported at the outer object, not inside `data`.
     private func error(_ failure: JSONTokenizer.Failure) -> JSONDecodingError {
-        if case .expectedValue = failure.kind, failure.offset == tokenizer.bytes.count, stack.isEmpty {
+        switch failure.kind {
+        case .expectedValue where failure.offset == tokenizer.bytes.count && stack.isEmpty:
             return JSONDecodingError(code: .emptyBody, reason: "the body is empty or only whitespace")
+        case .expectedColon, .expectedCommaOrEnd:
+            return tokenizer.error(for: failure, path: path(namingCurrentMember: false))
+        default:
+            return tokenizer.error(for: failure, path: path)
         }
-        return tokenizer.error(for: failure, path: path)
     }
 
     private func encodingError(_ reason: String) -> JSONDecodingError {
@@ -193,9 +208,14 @@ package struct JSONSyntaxValidator: ~Copyable {
     }
 
     /// The JSON path of the value being scanned, for example `experiences[2].variations`.
-    private var path: String {
+    private var path: String { path(namingCurrentMember: true) }
+
+    /// The JSON path of the innermost container, followed, when `namingCurrentMember`, by its
+    /// member or element being scanned.
+    private func path(namingCurrentMember: Bool) -> String {
         var text = ""
-        for container in stack {
+        for (depth, container) in stack.enumerated() {
+            guard namingCurrentMember || depth < stack.count - 1 else { break }
             switch container {
             case .object(_, let key?):
                 let key = string(key)

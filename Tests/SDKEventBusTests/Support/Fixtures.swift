@@ -101,7 +101,8 @@ struct MalformedBody: CustomTestStringConvertible, Sendable {
                 name: "missing closing brace",
                 body: Data(fixture.utf8.dropLast()),
                 code: .invalidSyntax,
-                path: "is_debug"
+                // The root object is the one left open: its last member is complete.
+                path: ""
             ),
             MalformedBody(
                 name: "trailing garbage",
@@ -113,7 +114,8 @@ struct MalformedBody: CustomTestStringConvertible, Sendable {
                 name: "trailing comma",
                 body: Data(#"{"account_id":"1","project":{"id":"1","name":"p",},"experiences":[]}"#.utf8),
                 code: .invalidSyntax,
-                path: "project.name"
+                // After the comma, a key is missing in `project`.
+                path: "project"
             ),
             MalformedBody(
                 name: "single-quoted string",
