@@ -168,8 +168,8 @@ extension WireCodablePayload {
     /// let payload = try EventPayloadValue(wireJSON: Data(#"{"event":"ready","data":{}}"#.utf8))
     /// ```
     ///
-    /// The bytes must be UTF-8 JSON without a byte order mark, without duplicate keys, nested at
-    /// most 128 deep; syntax errors name the line, column and byte, every other error the path
+    /// The bytes must be UTF-8 JSON (a leading byte order mark is skipped) without duplicate keys,
+    /// nested at most 128 deep; syntax errors name the line, column and byte, every other error the path
     /// (`data.eventCount`) and the reason, also for a number that does not fit its field.
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
@@ -179,12 +179,13 @@ extension WireCodablePayload {
     ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
         try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
+        let text = JSONSyntaxValidator.text(of: wireJSON)
         do {
-            self = try JSONDecoder().decode(Self.self, from: wireJSON)
+            self = try JSONDecoder().decode(Self.self, from: text)
         } catch let error as JSONDecodingError {
             throw error
         } catch {
-            throw JSONDecodingError(decoding: Self.self, from: wireJSON, failedWith: error)
+            throw JSONDecodingError(decoding: Self.self, from: text, failedWith: error)
         }
     }
 

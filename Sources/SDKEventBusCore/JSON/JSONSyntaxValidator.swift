@@ -9,8 +9,9 @@ package import struct Foundation.Data
 /// path of the first problem. What remains for the decoder is types and required fields.
 ///
 /// It reads the body's tokens from a ``JSONTokenizer``, which checks the grammar, and adds what a
-/// configuration needs: no byte order mark or UTF-16, a bounded depth, unique keys, finite numbers,
-/// and the path of every error.
+/// configuration needs: UTF-8 (a leading UTF-8 byte order mark is skipped, as RFC 8259 §8.1 lets a
+/// parser do; UTF-16 is rejected), a bounded depth, unique keys, finite numbers, and the path of
+/// every error.
 ///
 /// It is linear in the size of the body. The keys seen so far live in one ``JSONKeyTable`` for the
 /// whole body, each with the object it belongs to, so that a key costs one insertion whatever the
@@ -38,7 +39,7 @@ package struct JSONSyntaxValidator: ~Copyable {
     private var openedObjects = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
-        tokenizer = JSONTokenizer(bytes)
+        tokenizer = JSONTokenizer(bytes, from: Self.hasByteOrderMark(bytes) ? Self.byteOrderMark.count : 0)
         self.maximumDepth = maximumDepth
         keys = JSONKeyTable(body: bytes)
     }
@@ -62,6 +63,23 @@ package struct JSONSyntaxValidator: ~Copyable {
             }
         }
         try result.get()
+    }
+
+    /// The UTF-8 encoding of U+FEFF, which some servers, CDNs and editors put before a body.
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    private static func hasByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+    }
+
+    /// The JSON text of `body`, for a decoder: the body without a leading UTF-8 byte order mark,
+    /// which the validator skipped (RFC 8259 §8.1), so that decoding does not depend on whether a
+    /// Foundation's `JSONDecoder` skips it too.
+    ///
+    /// - Parameter body: A body the validator accepted.
+    /// - Returns: `body`, without its first three bytes when they are a byte order mark.
+    package static func text(of body: Data) -> Data {
+        body.starts(with: byteOrderMark) ? body.dropFirst(byteOrderMark.count) : body
     }
 
     private mutating func run() throws(JSONDecodingError) {
@@ -167,9 +185,6 @@ package struct JSONSyntaxValidator: ~Copyable {
 
     private func checkEncoding() throws(JSONDecodingError) {
         let bytes = tokenizer.bytes
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
-            throw encodingError("the body starts with a UTF-8 byte order mark; JSON over a network must not have one")
-        }
         if bytes.count >= 2,
             (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
                 || bytes[0] == 0 || bytes[1] == 0

@@ -124,6 +124,9 @@ package struct JSONTokenizer {
     }
 
     package let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the JSON text starts in ``bytes``: after a byte order mark the reader skips, which
+    /// ``location(of:)`` does not count as a column.
+    private let textStart: Int
     /// Where the token ``next()`` returned last starts.
     package private(set) var tokenStart = 0
     private var position = 0
@@ -136,11 +139,17 @@ package struct JSONTokenizer {
     /// body nested at most 64 deep allocates nothing.
     private var outerContainers: [UInt64] = []
 
-    /// Creates a tokenizer at the start of `bytes`.
+    /// Creates a tokenizer at `start` in `bytes`.
     ///
-    /// - Parameter bytes: The body; it must outlive the tokenizer.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// - Parameters:
+    ///   - bytes: The body; it must outlive the tokenizer.
+    ///   - start: Where the JSON text starts: 0, or past a byte order mark the reader skips.
+    ///     Offsets stay those of `bytes`.
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) {
         self.bytes = bytes
+        textStart = start
+        position = start
+        tokenStart = start
     }
 
     /// Reads the next token.
@@ -584,10 +593,13 @@ package struct JSONTokenizer {
     // MARK: Locations
 
     /// The line and column of the byte at `offset`, for an error: counted only then.
+    ///
+    /// The column counts from the start of the JSON text on the first line: an editor shows no
+    /// column for a byte order mark. The byte offset is that of the body as served.
     package func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
         var line = 1
-        var lineStart = 0
-        for index in 0..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+        var lineStart = min(textStart, offset)
+        for index in lineStart..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
             line += 1
             lineStart = index + 1
         }

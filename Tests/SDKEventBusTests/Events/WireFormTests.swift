@@ -166,7 +166,7 @@ import Testing
         (" \n", .emptyBody, ""),
         (#"{"event":"ready","data":{},}"#, .invalidSyntax, ""),
         (#"{"event":"bucketing","event":"ready","data":{}}"#, .duplicateKey, "event"),
-        ("\u{FEFF}" + #"{"event":"ready","data":{}}"#, .invalidEncoding, ""),
+        ("\u{FEFF}\u{FEFF}" + #"{"event":"ready","data":{}}"#, .invalidSyntax, ""),
     ])
     func malformedWireObjectIsATypedError(json: String, code: JSONDecodingError.Code, path: String) {
         do {
