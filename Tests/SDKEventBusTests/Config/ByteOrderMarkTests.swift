@@ -6,9 +6,10 @@ import Testing
 @testable import SDKEventBus
 @testable import SDKEventBusCore
 
-/// A UTF-8 byte order mark before a body is skipped wherever a body is read: RFC 8259 §8.1 lets a
-/// parser ignore one, `JSONDecoder` does, and a CDN or an editor can add one. What follows it is
-/// checked as strictly as any body: duplicate keys are still rejected.
+/// A UTF-8 byte order mark before a body is skipped wherever a body is read.
+///
+/// RFC 8259 §8.1 lets a parser ignore one, `JSONDecoder` does, and a CDN or an editor can add one.
+/// What follows it is checked as strictly as any body: duplicate keys are still rejected.
 @Suite(.timeLimit(.minutes(2))) struct ByteOrderMarkTests {
     static let byteOrderMark = Data([0xEF, 0xBB, 0xBF])
     static let body = byteOrderMark + Fixtures.projectConfigData
