@@ -248,6 +248,7 @@ struct DeliveryLane {
     // One in-place access to the lane, as every test on a fire's path is: in a debug build (what an
     // app's Debug configuration compiles the package as), reading a field through the lanes array
     // copies the whole lane, retaining and releasing each of its references.
+    @inline(__always)
     mutating func startInlineDeliveryIfIdle() -> Bool {
         guard !isDraining else { return false }
         startInlineDelivery()
@@ -256,6 +257,7 @@ struct DeliveryLane {
 
     /// Releases the callbacks the pass deferred and resumes the `off` callers waiting for it; see
     /// ``BusStorage/State/actOnRequests(lane:into:)``.
+    @inline(__always)
     mutating func actOnRequests(into work: inout AfterUnlock) {
         // `count`, not `isEmpty`, here and in `finishPass`: Array takes `isEmpty` from Collection,
         // a generic call in a debug build, where this runs at every fire.
@@ -287,6 +289,7 @@ struct DeliveryLane {
     /// One in-place access for the whole end of a pass (see ``startInlineDeliveryIfIdle()``).
     ///
     /// - Returns: The buckets to tidy now that no pass runs, or `nil` when there are none.
+    @inline(__always)
     mutating func finishPass(
         count: Int,
         recycling buffer: DeliveryBuffer?,
