@@ -2,6 +2,7 @@
 //
 //     DeliveryProbe [mode] [listeners] [rounds] [fires per wait]
 //     DeliveryProbe subscribe [pairs]
+//     DeliveryProbe decode [keys] [rounds]
 //
 // Modes: `main` (the default: the built-in catalogue, main-actor listeners), `external` (the
 // `FlagEvent` catalogue of another module), `immediate` (listeners on the firing thread), `actor`
@@ -76,6 +77,22 @@ if mode == "subscribe" {
         }
         print("round \(round): \((clock.now - start) / pairs) per pair")
     }
+    exit(0)
+}
+
+if mode == "decode" {
+    // `DeliveryProbe decode [keys] [rounds]`: `ProjectConfig(jsonData:)` of a configuration with an
+    // extra object of that many keys, as the decoding benchmarks do; no thread but this one, so
+    // that callgrind can count its instructions.
+    let keys = Int(arguments.first ?? "10000") ?? 10_000
+    let rounds = Int(arguments.dropFirst().first ?? "20") ?? 20
+    let extra = "{" + (0..<keys).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+    let body = Data(
+        (#"{"account_id":"1","project":{"id":"1","name":"n"},"experiences":[],"extra":"# + extra + "}").utf8)
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<rounds { _ = try ProjectConfig(jsonData: body) }
+    print("decode: \(keys) keys: \((clock.now - start) / rounds) per body")
     exit(0)
 }
 

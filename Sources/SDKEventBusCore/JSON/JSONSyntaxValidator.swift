@@ -22,8 +22,8 @@ package import struct Foundation.Data
 package struct JSONSyntaxValidator: ~Copyable {
     /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
-        /// An object, numbered in the order objects open, with the key of the member being scanned
-        /// (`nil` between members: before the first key, and once a member's value is complete).
+        /// An object, numbered in the order objects open, with the key whose value is being
+        /// scanned, or was last (`nil` before the first key).
         case object(ordinal: Int, currentKey: JSONTokenizer.StringContents?)
         /// An array, with the index of the element being scanned (once an element is complete, of
         /// the next one).
@@ -128,14 +128,11 @@ package struct JSONSyntaxValidator: ~Copyable {
             "objects and arrays are nested more than \(maximumDepth) levels deep")
     }
 
-    /// Moves a container on from a member or an element that is complete: an array to its next
-    /// element, an object to no member, so that an error before the next key names the object.
+    /// Moves an array on to its next element when one of its elements is complete.
     private mutating func valueEnded() {
         guard let top = stack.indices.last else { return }
-        switch stack[top] {
-        case .array(let nextIndex): stack[top] = .array(nextIndex: nextIndex + 1)
-        case .object(let ordinal, .some): stack[top] = .object(ordinal: ordinal, currentKey: nil)
-        case .object(_, nil): break
+        if case .array(let nextIndex) = stack[top] {
+            stack[top] = .array(nextIndex: nextIndex + 1)
         }
     }
 
@@ -208,7 +205,15 @@ package struct JSONSyntaxValidator: ~Copyable {
         case .expectedColon, .expectedCommaOrEnd:
             return tokenizer.error(for: failure, path: path(namingCurrentMember: false))
         default:
-            return tokenizer.error(for: failure, path: path)
+            // After a complete member and its comma, the object's next key is not read yet: the
+            // object's key is the last member's. (An array's index has moved on to the next element.)
+            let betweenMembers: Bool
+            if case .object = stack.last, tokenizer.followsCompleteValue {
+                betweenMembers = true
+            } else {
+                betweenMembers = false
+            }
+            return tokenizer.error(for: failure, path: path(namingCurrentMember: !betweenMembers))
         }
     }
 
