@@ -145,13 +145,20 @@ package struct JSONTokenizer {
         return false
     }
 
+    /// Creates a tokenizer at the start of `bytes`.
+    ///
+    /// - Parameter bytes: The body; it must outlive the tokenizer.
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.init(bytes, from: 0)
+    }
+
     /// Creates a tokenizer at `start` in `bytes`.
     ///
     /// - Parameters:
     ///   - bytes: The body; it must outlive the tokenizer.
-    ///   - start: Where the JSON text starts: 0, or past a byte order mark the reader skips.
-    ///     Offsets stay those of `bytes`.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) {
+    ///   - start: Where the JSON text starts: past a byte order mark the reader skips. Offsets stay
+    ///     those of `bytes`.
+    package init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
         // No stored property for `start`: a tokenizer of more than 64 bytes is copied with a call to
         // `memcpy`, which added 0.9 % to the instructions of validating a 10,000-key body.
         self.bytes = bytes
