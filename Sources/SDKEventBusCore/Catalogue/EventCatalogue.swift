@@ -114,8 +114,10 @@ struct CatalogueIndex<Event: EventCatalogue>: Sendable {
     /// engine's entries) is a call.
     private let tagLimit: Int
     private let positions: [Event: Int]
-    /// The events whose fired payload a debug build has checked for a slip.
-    let slipVerdicts: EventSlipVerdicts
+    #if DEBUG
+        /// The events whose fired payload a debug build has checked for a slip.
+        let slipVerdicts: EventSlipVerdicts
+    #endif
 
     init() {
         events = Array(Event.allCases)
@@ -127,7 +129,9 @@ struct CatalogueIndex<Event: EventCatalogue>: Sendable {
         }
         tagLimit = readsTag ? events.count : 0
         self.positions = positions
-        slipVerdicts = EventSlipVerdicts(eventCount: events.count)
+        #if DEBUG
+            slipVerdicts = EventSlipVerdicts(eventCount: events.count)
+        #endif
     }
 
     /// The position of `event` in `allCases`.
