@@ -179,13 +179,13 @@ extension WireCodablePayload {
     ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
         try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
-        let text = JSONSyntaxValidator.text(of: wireJSON)
+        // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
-            self = try JSONDecoder().decode(Self.self, from: text)
+            self = try JSONDecoder().decode(Self.self, from: wireJSON)
         } catch let error as JSONDecodingError {
             throw error
         } catch {
-            throw JSONDecodingError(decoding: Self.self, from: text, failedWith: error)
+            throw JSONDecodingError(decoding: Self.self, from: wireJSON, failedWith: error)
         }
     }
 

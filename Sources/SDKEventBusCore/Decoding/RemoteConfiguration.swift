@@ -68,11 +68,11 @@ extension RemoteConfiguration where Self: Decodable {
     /// - Throws: ``JSONDecodingError``.
     public static func decode(from body: Data) throws(JSONDecodingError) -> Self {
         try JSONSyntaxValidator.validate(body, maximumDepth: maximumNestingDepth)
-        let text = JSONSyntaxValidator.text(of: body)
+        // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
-            return try JSONDecoder().decode(Self.self, from: text)
+            return try JSONDecoder().decode(Self.self, from: body)
         } catch {
-            throw JSONDecodingError(decoding: Self.self, from: text, failedWith: error)
+            throw JSONDecodingError(decoding: Self.self, from: body, failedWith: error)
         }
     }
 }

@@ -39,7 +39,7 @@ package struct JSONSyntaxValidator: ~Copyable {
     private var openedObjects = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
-        tokenizer = JSONTokenizer(bytes, from: Self.hasByteOrderMark(bytes) ? Self.byteOrderMark.count : 0)
+        tokenizer = JSONTokenizer(bytes, from: Self.hasByteOrderMark(bytes) ? 3 : 0)
         self.maximumDepth = maximumDepth
         keys = JSONKeyTable(body: bytes)
     }
@@ -65,21 +65,10 @@ package struct JSONSyntaxValidator: ~Copyable {
         try result.get()
     }
 
-    /// The UTF-8 encoding of U+FEFF, which some servers, CDNs and editors put before a body.
-    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
+    /// Whether `bytes` start with the UTF-8 encoding of U+FEFF, which some servers, CDNs and editors
+    /// put before a body.
     private static func hasByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
-    }
-
-    /// The JSON text of `body`, for a decoder: the body without a leading UTF-8 byte order mark,
-    /// which the validator skipped (RFC 8259 §8.1), so that decoding does not depend on whether a
-    /// Foundation's `JSONDecoder` skips it too.
-    ///
-    /// - Parameter body: A body the validator accepted.
-    /// - Returns: `body`, without its first three bytes when they are a byte order mark.
-    package static func text(of body: Data) -> Data {
-        body.starts(with: byteOrderMark) ? body.dropFirst(byteOrderMark.count) : body
     }
 
     private mutating func run() throws(JSONDecodingError) {
@@ -207,13 +196,7 @@ package struct JSONSyntaxValidator: ~Copyable {
         default:
             // After a complete member and its comma, the object's next key is not read yet: the
             // object's key is the last member's. (An array's index has moved on to the next element.)
-            let betweenMembers: Bool
-            if case .object = stack.last, tokenizer.followsCompleteValue {
-                betweenMembers = true
-            } else {
-                betweenMembers = false
-            }
-            return tokenizer.error(for: failure, path: path(namingCurrentMember: !betweenMembers))
+            return tokenizer.error(for: failure, path: path(namingCurrentMember: !tokenizer.isBetweenObjectMembers))
         }
     }
 
@@ -232,6 +215,7 @@ package struct JSONSyntaxValidator: ~Copyable {
 
     /// The JSON path of the innermost container, followed, when `namingCurrentMember`, by its
     /// member or element being scanned.
+    @inline(never)
     private func path(namingCurrentMember: Bool) -> String {
         var text = ""
         for (depth, container) in stack.enumerated() {

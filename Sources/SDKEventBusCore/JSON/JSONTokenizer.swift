@@ -136,13 +136,13 @@ package struct JSONTokenizer {
     /// body nested at most 64 deep allocates nothing.
     private var outerContainers: [UInt64] = []
 
-    /// Whether the last token completed a value inside a container (a member or an element).
+    /// Whether the last token completed a member of the innermost container, an object.
     ///
-    /// What follows is a comma and the next one, or the container's end. It stays so while the key
+    /// What follows is a comma and the next member, or the object's end. It stays so while the key
     /// after a comma is read.
-    package var followsCompleteValue: Bool {
-        if case .commaOrEnd = expectation { return true }
-        return false
+    package var isBetweenObjectMembers: Bool {
+        guard case .commaOrEnd = expectation else { return false }
+        return innerContainers & 1 == 1
     }
 
     /// Creates a tokenizer at the start of `bytes`.
