@@ -168,8 +168,8 @@ extension WireCodablePayload {
     /// let payload = try EventPayloadValue(wireJSON: Data(#"{"event":"ready","data":{}}"#.utf8))
     /// ```
     ///
-    /// The bytes must be UTF-8 JSON without a byte order mark, without duplicate keys, nested at
-    /// most 128 deep; syntax errors name the line, column and byte, every other error the path
+    /// The bytes must be UTF-8 JSON (a leading byte order mark is skipped) without duplicate keys,
+    /// nested at most 128 deep; syntax errors name the line, column and byte, every other error the path
     /// (`data.eventCount`) and the reason, also for a number that does not fit its field.
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
@@ -179,6 +179,7 @@ extension WireCodablePayload {
     ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
         try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
+        // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)
         } catch let error as JSONDecodingError {

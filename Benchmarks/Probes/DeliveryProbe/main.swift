@@ -3,11 +3,18 @@
 //     DeliveryProbe [mode] [listeners] [rounds] [fires per wait]
 //     DeliveryProbe subscribe [pairs]
 //     DeliveryProbe teardown [kinds] [owners] [repeats]
+//     DeliveryProbe decode [keys] [rounds]
 //
 // Modes: `main` (the default: the built-in catalogue, main-actor listeners), `external` (the
 // `FlagEvent` catalogue of another module), `immediate` (listeners on the firing thread), `actor`
 // (listeners isolated to one actor; `app-actor` on the app bus), `once` (one fire to `once` listeners subscribed afresh each
 // round). `DeliveryProbe 100 20000 1` is `main` with those numbers.
+//
+// For a debug build (`swift build -c debug`, what an app's Debug configuration compiles a package
+// as): `immediate`, `external-immediate` (the `FlagEvent` catalogue, immediate listeners) and
+// `typed-immediate` (firing the payload struct) against `lock-array`, the minimal bus an SDK would
+// otherwise write (a lock, an array of closures per event, called after unlocking), compiled in the
+// same build.
 import FlagCatalogue
 import Foundation
 import SDKEventBus
@@ -122,6 +129,22 @@ if mode == "teardown" {
     exit(0)
 }
 
+if mode == "decode" {
+    // `DeliveryProbe decode [keys] [rounds]`: `ProjectConfig(jsonData:)` of a configuration with an
+    // extra object of that many keys, as the decoding benchmarks do; no thread but this one, so
+    // that callgrind can count its instructions.
+    let keys = Int(arguments.first ?? "10000") ?? 10_000
+    let rounds = Int(arguments.dropFirst().first ?? "20") ?? 20
+    let extra = "{" + (0..<keys).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+    let body = Data(
+        (#"{"account_id":"1","project":{"id":"1","name":"n"},"experiences":[],"extra":"# + extra + "}").utf8)
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<rounds { _ = try ProjectConfig(jsonData: body) }
+    print("decode: \(keys) keys: \((clock.now - start) / rounds) per body")
+    exit(0)
+}
+
 let listeners = Int(arguments.first ?? "100") ?? 100
 let iterations = Int(arguments.dropFirst().first ?? "20000") ?? 20_000
 /// How many fires share one wait for delivery: 1 measures latency, more measures sustained cost.
@@ -158,6 +181,21 @@ final class TypeKeyedBus: @unchecked Sendable {
         }
     }
 }
+/// The least an SDK would write: a lock and an array of closures per event; `fire` takes the array
+/// under the lock and calls it after unlocking, on the firing thread.
+final class LockAndArrayBus: @unchecked Sendable {
+    // @unchecked: `callbacks` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var callbacks: [[@Sendable (EventPayloadValue) -> Void]] = Array(repeating: [], count: 10)
+    func on(_ event: SystemEvent, _ callback: @escaping @Sendable (EventPayloadValue) -> Void) {
+        let position = SystemEvent.allCases.firstIndex(of: event)!
+        lock.withLock { callbacks[position].append(callback) }
+    }
+    func fire(_ position: Int, _ payload: EventPayloadValue) {
+        let snapshot = lock.withLock { callbacks[position] }
+        for callback in snapshot { callback(payload) }
+    }
+}
 let fire: @MainActor () -> Void
 switch mode {
 case "main", "once":
@@ -171,6 +209,21 @@ case "immediate":
     let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
     for _ in 0..<listeners { _ = bus.on(.bucketing, delivery: .immediate) { _ in receive() } }
     fire = { emitter.fire(payload) }
+case "external-immediate":
+    let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
+    for _ in 0..<listeners { _ = flagBus.on(.flagEvaluated, delivery: .immediate) { _ in receive() } }
+    fire = { flagEmitter.fire(flagPayload) }
+case "typed-immediate":
+    let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
+    let bucketing = BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")
+    for _ in 0..<listeners { _ = bus.on(.bucketing, delivery: .immediate) { _ in receive() } }
+    fire = { emitter.fire(bucketing) }
+case "lock-array":
+    let receive = unsafeBitCast({ @MainActor in sink.receive() }, to: (@Sendable () -> Void).self)
+    let locked = LockAndArrayBus()
+    let position = SystemEvent.allCases.firstIndex(of: .bucketing)!
+    for _ in 0..<listeners { locked.on(.bucketing) { _ in receive() } }
+    fire = { locked.fire(position, payload) }
 case "actor":
     for _ in 0..<listeners { bus.on(.bucketing, delivery: .isolated(to: actorSink)) { sink, _ in sink.receive() } }
     fire = { emitter.fire(payload) }

@@ -56,8 +56,9 @@ extension RemoteConfiguration {
 extension RemoteConfiguration where Self: Decodable {
     /// Decodes a JSON body strictly, then with `JSONDecoder`.
     ///
-    /// The body must be UTF-8 JSON without a byte order mark, with no duplicate keys, nested at most
-    /// ``maximumNestingDepth`` deep, and with every required field present and of the right type.
+    /// The body must be UTF-8 JSON (a leading byte order mark is skipped) with no duplicate keys,
+    /// nested at most ``maximumNestingDepth`` deep, and with every required field present and of the
+    /// right type.
     /// Syntax errors name the line, column and byte; every other error the JSON path and the reason,
     /// also for a number that does not fit its field's type (`1.5` or `99999999999999999999` for an
     /// `Int`) and for an error your own `init(from:)` throws.
@@ -67,6 +68,7 @@ extension RemoteConfiguration where Self: Decodable {
     /// - Throws: ``JSONDecodingError``.
     public static func decode(from body: Data) throws(JSONDecodingError) -> Self {
         try JSONSyntaxValidator.validate(body, maximumDepth: maximumNestingDepth)
+        // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
             return try JSONDecoder().decode(Self.self, from: body)
         } catch {

@@ -66,10 +66,12 @@ extension EventCatalogue {
 /// Usually an enum with one case per event, named as the event, each wrapping that event's
 /// payload struct (or no value). See ``EventCatalogue`` for an example.
 ///
-/// Name the cases as the events: then a debug build checks ``event`` at every fire, and stops
-/// with a message when a case named after one event says it is another (a slip in the `switch`
-/// that would deliver it to the other event's listeners). `CatalogueConformance` checks the same
-/// on its samples.
+/// Name the cases as the events: then a debug build checks ``event`` at the first fire of each
+/// event of a bus, and stops with a message when a case named after one event says it is another
+/// (a slip in the `switch` that would deliver it to the other event's listeners). Once an event's
+/// first fire passed, later fires of it are not checked (the check reflects on the payload, too
+/// slow for every fire), so a slipped case fired after the event's own case goes unnoticed there:
+/// `CatalogueConformance` checks every case on its samples.
 public protocol CataloguePayload: Sendable {
     /// The catalogue of events this payload belongs to.
     associatedtype Event: EventCatalogue where Event.Payload == Self
@@ -112,6 +114,10 @@ struct CatalogueIndex<Event: EventCatalogue>: Sendable {
     /// engine's entries) is a call.
     private let tagLimit: Int
     private let positions: [Event: Int]
+    #if DEBUG
+        /// The events whose fired payload a debug build has checked for a slip.
+        let slipVerdicts: EventSlipVerdicts
+    #endif
 
     init() {
         events = Array(Event.allCases)
@@ -123,6 +129,9 @@ struct CatalogueIndex<Event: EventCatalogue>: Sendable {
         }
         tagLimit = readsTag ? events.count : 0
         self.positions = positions
+        #if DEBUG
+            slipVerdicts = EventSlipVerdicts(eventCount: events.count)
+        #endif
     }
 
     /// The position of `event` in `allCases`.

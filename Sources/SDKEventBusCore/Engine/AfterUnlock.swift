@@ -99,7 +99,13 @@ struct AfterUnlock {
     }
 
     /// Whether there is nothing to do: the common case of a fire, which then skips ``run``.
-    var isEmpty: Bool { !scheduleMain && actions == nil && releasedCallback == nil && retiredReplay == nil }
+    var isEmpty: Bool {
+        // Matched, not compared with `== nil`: in a debug build that comparison is a generic call
+        // per field, on every fire.
+        guard !scheduleMain, case .none = actions, case .none = releasedCallback, case .none = retiredReplay
+        else { return false }
+        return true
+    }
 
     /// Does it all: end hooks, releases, drains, then resumes waiters.
     @inline(__always)

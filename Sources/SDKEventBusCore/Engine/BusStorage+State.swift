@@ -115,8 +115,7 @@ extension BusStorage.State {
             // The main lane and an idle immediate lane read no priority: kept inline.
             if target.lane == BusStorage.mainLane {
                 routeToMainLane(header, payload: payload, work: &work)
-            } else if target.lane == BusStorage.immediateLane, !lanes[target.lane].isDraining {
-                lanes[target.lane].startInlineDelivery()
+            } else if target.lane == BusStorage.immediateLane, lanes[target.lane].startInlineDeliveryIfIdle() {
                 inline = .init(header: header, payload: payload, copy: nil)
             } else if let started = route(
                 header, payload: payload, toLane: target.lane, copyingInline: false, priority: &priority, work: &work)
@@ -158,8 +157,7 @@ extension BusStorage.State {
             routeToMainLane(header, payload: payload, work: &work)
             return nil
         }
-        if lane == BusStorage.immediateLane, !lanes[lane].isDraining {
-            lanes[lane].startInlineDelivery()
+        if lane == BusStorage.immediateLane, lanes[lane].startInlineDeliveryIfIdle() {
             guard copyingInline else { return .init(header: header, payload: payload, copy: nil) }
             let copy = DeliveryBuffer(layout: layout)
             copy.append(header, payload: payload)
@@ -258,12 +256,7 @@ extension BusStorage.State {
     /// `off` and `flush` callers it was holding.
     mutating func finishPass(lane: Int, delivered: Int, recycling buffer: DeliveryBuffer?, into work: inout AfterUnlock)
     {
-        let flushed = lanes[lane].finishBatch(count: delivered, recycling: buffer)
-        if !flushed.isEmpty { work.continuations += flushed }
-        actOnRequests(lane: lane, into: &work)
-        if !lanes[lane].bucketsDueForTidying.isEmpty {
-            let due = lanes[lane].bucketsDueForTidying
-            lanes[lane].bucketsDueForTidying = []
+        if let due = lanes[lane].finishPass(count: delivered, recycling: buffer, into: &work) {
             for bucket in due { tidy(bucket, into: &work) }
         }
         vacate(lane: lane, into: &work)
@@ -274,14 +267,8 @@ extension BusStorage.State {
     /// Called by the pass itself, between callbacks or at its end: it is calling nothing now, and
     /// taking the lock orders every later read of an entry's state after the ends it acts on.
     mutating func actOnRequests(lane: Int, into work: inout AfterUnlock) {
-        if !lanes[lane].deferredReleases.isEmpty {
-            for (bucket, position) in lanes[lane].deferredReleases {
-                work.release(bucket.takeCallback(at: position))
-            }
-            lanes[lane].deferredReleases.removeAll(keepingCapacity: true)
-        }
-        if !lanes[lane].offWaiters.isEmpty { resumeOffWaiters(lane: lane, into: &work) }
-        lanes[lane].cursor.clearRequests()
+        // In place: reading the lane's fields through the array copies the lane in a debug build.
+        lanes[lane].actOnRequests(into: &work)
     }
 
     /// Takes the callback of the ended subscription `id` in bucket `number`, if its release was
@@ -294,18 +281,6 @@ extension BusStorage.State {
         else { return }
         let (bucket, position) = lanes[lane].deferredReleases.remove(at: index)
         work.release(bucket.takeCallback(at: position))
-    }
-
-    /// Takes the `off` callers waiting on the pass of `lane`, to resume after unlocking.
-    ///
-    /// Out of line: a waiter holds a continuation, whose size the compiler learns only at run time,
-    /// and code that handles one sets up room for it on entry, which the pass's path between
-    /// callbacks must not pay when no one waits.
-    @inline(never)
-    private mutating func resumeOffWaiters(lane: Int, into work: inout AfterUnlock) {
-        for waiter in lanes[lane].takeOffWaiters() {
-            if let continuation = waiter.finish() { work.continuations.append(continuation) }
-        }
     }
 
     /// Frees an actor lane that has nothing left, so that another actor can use it: also when its

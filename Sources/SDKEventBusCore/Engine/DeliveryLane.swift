@@ -264,6 +264,70 @@ struct DeliveryLane {
         isJobStarted = true
     }
 
+    /// Starts an inline delivery (``startInlineDelivery()``) unless a thread is delivering on the
+    /// lane already.
+    ///
+    /// - Returns: Whether it started one: the firing thread delivers its fire now.
+    // One in-place access to the lane, as every test on a fire's path is: in a debug build (what an
+    // app's Debug configuration compiles the package as), reading a field through the lanes array
+    // copies the whole lane, retaining and releasing each of its references.
+    @inline(__always)
+    mutating func startInlineDeliveryIfIdle() -> Bool {
+        guard !isDraining else { return false }
+        startInlineDelivery()
+        return true
+    }
+
+    /// Releases the callbacks the pass deferred and resumes the `off` callers waiting for it; see
+    /// ``BusStorage/State/actOnRequests(lane:into:)``.
+    ///
+    /// Out of line, as it was before it moved into the lane: inlined into the pass's callers, it
+    /// added 1.1 KB to the core's machine code.
+    @inline(never)
+    mutating func actOnRequests(into work: inout AfterUnlock) {
+        // `count`, not `isEmpty`, here and in `finishPass`: Array takes `isEmpty` from Collection,
+        // a generic call in a debug build, where this runs at every fire.
+        if deferredReleases.count > 0 {
+            for (bucket, position) in deferredReleases {
+                work.release(bucket.takeCallback(at: position))
+            }
+            deferredReleases.removeAll(keepingCapacity: true)
+        }
+        if offWaiters.count > 0 { resumeOffWaiters(into: &work) }
+        cursor.clearRequests()
+    }
+
+    /// Takes the `off` callers waiting on the pass, to resume after unlocking.
+    ///
+    /// Out of line: a waiter holds a continuation, whose size the compiler learns only at run time,
+    /// and code that handles one sets up room for it on entry, which the pass's path between
+    /// callbacks must not pay when no one waits.
+    @inline(never)
+    private mutating func resumeOffWaiters(into work: inout AfterUnlock) {
+        for waiter in takeOffWaiters() {
+            if let continuation = waiter.finish() { work.continuations.append(continuation) }
+        }
+    }
+
+    /// Ends the pass: records its batch as delivered (``finishBatch(count:recycling:)``), acts on
+    /// what enders asked (``actOnRequests(into:)``), and takes the buckets due for tidying.
+    ///
+    /// One in-place access for the whole end of a pass (see ``startInlineDeliveryIfIdle()``).
+    ///
+    /// - Returns: The buckets to tidy now that no pass runs, or `nil` when there are none.
+    mutating func finishPass(
+        count: Int,
+        recycling buffer: DeliveryBuffer?,
+        into work: inout AfterUnlock
+    ) -> [ListenerBucket]? {
+        let flushed = finishBatch(count: count, recycling: buffer)
+        if flushed.count > 0 { work.continuations += flushed }
+        actOnRequests(into: &work)
+        guard bucketsDueForTidying.count > 0 else { return nil }
+        defer { bucketsDueForTidying = [] }
+        return bucketsDueForTidying
+    }
+
     /// Takes every queued delivery, and marks the pass active.
     ///
     /// - Returns: The deliveries, or `nil` when none is queued; the drain then ends. Give the
@@ -355,7 +419,7 @@ struct DeliveryLane {
 
     /// Takes the flush callers whose fires have all been delivered.
     ///
-    /// Out of line, for the reason of `BusStorage.State.resumeOffWaiters(lane:into:)`: the batch's
+    /// Out of line, for the reason of `resumeOffWaiters(into:)`: the batch's
     /// path must not set up room for a continuation when no one waits.
     @inline(never)
     private mutating func releaseFlushWaiters() -> [CheckedContinuation<Void, Never>] {

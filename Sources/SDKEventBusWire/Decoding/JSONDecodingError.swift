@@ -23,7 +23,9 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
 
         /// The body is empty or only whitespace.
         public static let emptyBody = Code(value: 0)
-        /// The body is not UTF-8 (it has a byte order mark, is UTF-16, or has an invalid byte).
+        /// The body is not UTF-8 (it is UTF-16, or has an invalid byte).
+        ///
+        /// A leading UTF-8 byte order mark is skipped, not rejected.
         public static let invalidEncoding = Code(value: 1)
         /// The body is not well-formed JSON.
         public static let invalidSyntax = Code(value: 2)

@@ -9,8 +9,9 @@ package import struct Foundation.Data
 /// path of the first problem. What remains for the decoder is types and required fields.
 ///
 /// It reads the body's tokens from a ``JSONTokenizer``, which checks the grammar, and adds what a
-/// configuration needs: no byte order mark or UTF-16, a bounded depth, unique keys, finite numbers,
-/// and the path of every error.
+/// configuration needs: UTF-8 (a leading UTF-8 byte order mark is skipped, as RFC 8259 §8.1 lets a
+/// parser do; UTF-16 is rejected), a bounded depth, unique keys, finite numbers, and the path of
+/// every error.
 ///
 /// It is linear in the size of the body. The keys seen so far live in one ``JSONKeyTable`` for the
 /// whole body, each with the object it belongs to, so that a key costs one insertion whatever the
@@ -22,9 +23,10 @@ package struct JSONSyntaxValidator: ~Copyable {
     /// A container being scanned, with where the scan is in it, which is what an error's path needs.
     private enum Container {
         /// An object, numbered in the order objects open, with the key whose value is being
-        /// scanned (`nil` before the first key).
+        /// scanned, or was last (`nil` before the first key).
         case object(ordinal: Int, currentKey: JSONTokenizer.StringContents?)
-        /// An array, with the index of the element being scanned.
+        /// An array, with the index of the element being scanned (once an element is complete, of
+        /// the next one).
         case array(nextIndex: Int)
     }
 
@@ -37,7 +39,7 @@ package struct JSONSyntaxValidator: ~Copyable {
     private var openedObjects = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
-        tokenizer = JSONTokenizer(bytes)
+        tokenizer = JSONTokenizer(bytes, from: Self.hasByteOrderMark(bytes) ? 3 : 0)
         self.maximumDepth = maximumDepth
         keys = JSONKeyTable(body: bytes)
     }
@@ -61,6 +63,12 @@ package struct JSONSyntaxValidator: ~Copyable {
             }
         }
         try result.get()
+    }
+
+    /// Whether `bytes` start with the UTF-8 encoding of U+FEFF, which some servers, CDNs and editors
+    /// put before a body.
+    private static func hasByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
     }
 
     private mutating func run() throws(JSONDecodingError) {
@@ -163,9 +171,6 @@ package struct JSONSyntaxValidator: ~Copyable {
 
     private func checkEncoding() throws(JSONDecodingError) {
         let bytes = tokenizer.bytes
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
-            throw encodingError("the body starts with a UTF-8 byte order mark; JSON over a network must not have one")
-        }
         if bytes.count >= 2,
             (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
                 || bytes[0] == 0 || bytes[1] == 0
@@ -174,12 +179,25 @@ package struct JSONSyntaxValidator: ~Copyable {
         }
     }
 
-    /// The error for what the tokenizer found, with the path of the value being scanned.
+    /// The error for what the tokenizer found, with the path of where the input went wrong: the
+    /// innermost container still open, and in it the member or element whose value was being read
+    /// (after its `:` or the array's `,`, or inside the value).
+    ///
+    /// Between the members or elements of a container, where a `,`, the container's end or a `:`
+    /// is missing, the path is the container's: the member before is complete, and a key without
+    /// its `:` has no value yet. So a document whose `data` is complete and whose outer object is
+    /// cut short is reported at the outer object, not inside `data`.
     private func error(_ failure: JSONTokenizer.Failure) -> JSONDecodingError {
-        if case .expectedValue = failure.kind, failure.offset == tokenizer.bytes.count, stack.isEmpty {
+        switch failure.kind {
+        case .expectedValue where failure.offset == tokenizer.bytes.count && stack.isEmpty:
             return JSONDecodingError(code: .emptyBody, reason: "the body is empty or only whitespace")
+        case .expectedColon, .expectedCommaOrEnd:
+            return tokenizer.error(for: failure, path: path(namingCurrentMember: false))
+        default:
+            // After a complete member and its comma, the object's next key is not read yet: the
+            // object's key is the last member's. (An array's index has moved on to the next element.)
+            return tokenizer.error(for: failure, path: path(namingCurrentMember: !tokenizer.isBetweenObjectMembers))
         }
-        return tokenizer.error(for: failure, path: path)
     }
 
     private func encodingError(_ reason: String) -> JSONDecodingError {
@@ -193,9 +211,15 @@ package struct JSONSyntaxValidator: ~Copyable {
     }
 
     /// The JSON path of the value being scanned, for example `experiences[2].variations`.
-    private var path: String {
+    private var path: String { path(namingCurrentMember: true) }
+
+    /// The JSON path of the innermost container, followed, when `namingCurrentMember`, by its
+    /// member or element being scanned.
+    @inline(never)
+    private func path(namingCurrentMember: Bool) -> String {
         var text = ""
-        for container in stack {
+        for (depth, container) in stack.enumerated() {
+            guard namingCurrentMember || depth < stack.count - 1 else { break }
             switch container {
             case .object(_, let key?):
                 let key = string(key)

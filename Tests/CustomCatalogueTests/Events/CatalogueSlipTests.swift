@@ -79,6 +79,44 @@ import Testing
         }
     #endif
 
+    // MARK: What the check costs
+
+    #if DEBUG
+        /// A bus checks an event's payload on the event's first fire only.
+        ///
+        /// The check reflects on the payload and prints every event's name: run at every fire, it made
+        /// a debug build's fire to one immediate listener about 20× a lock-and-array bus's.
+        @Test func aDebugBuildChecksAnEventsPayloadOnItsFirstFireOnly() {
+            let (_, emitter) = CatalogueBus<CountedEvent>.makeBus()
+            let reads = LockedValue(0)
+            for _ in 0..<100 { emitter.fire(.ping(reads)) }
+            // One read per fire (the fire takes the payload's event), and one for the check.
+            #expect(reads.withLock { $0 } == 101)
+        }
+
+        @Test func aDebugBuildChecksEachEventOfABusOnItsOwnFirstFire() {
+            let (_, emitter) = CatalogueBus<CountedEvent>.makeBus()
+            let reads = LockedValue(0)
+            for _ in 0..<10 { emitter.fire(.pong) }
+            for _ in 0..<10 { emitter.fire(.ping(reads)) }
+            #expect(reads.withLock { $0 } == 11, "pong's check does not stand for ping's")
+            let (_, other) = CatalogueBus<CountedEvent>.makeBus()
+            other.fire(.ping(reads))
+            #expect(reads.withLock { $0 } == 13, "each bus checks for itself")
+        }
+    #endif
+
+    /// The first fires of an event race to record its check; every fire is still delivered once.
+    @Test func concurrentFirstFiresOfAnEventAreEachDeliveredOnce() async {
+        let (bus, emitter) = CatalogueBus<CountedEvent>.makeBus()
+        let received = LockedValue(0)
+        _ = bus.on(.pong, delivery: .immediate) { _ in received.withLock { $0 += 1 } }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { for _ in 0..<50 { emitter.fire(.pong) } } }
+        }
+        #expect(received.withLock { $0 } == 400)
+    }
+
     // MARK: Events missing from allCases
 
     static func missingMessage(_ event: String, listed: String) -> String {
@@ -169,5 +207,29 @@ enum MisroutedPayload: CataloguePayload, Codable, WireCodablePayload {
 
     init(event: MisroutedEvent, dataFrom decoder: any Decoder) throws {
         self = event == .start ? .start : .stop(reason: "")
+    }
+}
+
+/// A catalogue whose `ping` payload counts how often its event is read.
+enum CountedEvent: String, EventCatalogue {
+    case ping
+    case pong
+
+    typealias Payload = CountedPayload
+}
+
+/// The payload of ``CountedEvent``: `ping` carries the count of its event's reads.
+enum CountedPayload: CataloguePayload {
+    case ping(LockedValue<Int>)
+    case pong
+
+    var event: CountedEvent {
+        switch self {
+        case .ping(let reads):
+            reads.withLock { $0 += 1 }
+            return .ping
+        case .pong:
+            return .pong
+        }
     }
 }

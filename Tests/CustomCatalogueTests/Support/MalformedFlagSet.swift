@@ -28,7 +28,7 @@ struct MalformedFlagSet: CustomTestStringConvertible, Sendable {
                 name: "missing closing brace", body: Data(text.utf8.dropLast(2)), code: .invalidSyntax, path: nil),
             MalformedFlagSet(
                 name: "trailing comma", body: FlagFixtures.editing(#""two": 2.34"#, to: #""two": 2.34,"#),
-                code: .invalidSyntax, path: "flags.myFloatFlag.variants.two"),
+                code: .invalidSyntax, path: "flags.myFloatFlag.variants"),
             // Wrong types
             MalformedFlagSet(name: "top-level array", body: Data("[\(text)]".utf8), code: .wrongType, path: ""),
             MalformedFlagSet(

@@ -123,7 +123,8 @@ import Testing
     /// A body for each code a decoder reports, with the path it names.
     static let everyCode: [(code: JSONDecodingError.Code, body: String, path: String)] = [
         (.emptyBody, "  \n", ""),
-        (.invalidEncoding, "\u{FEFF}{\"version\": 1}", ""),
+        // `{"version": 1}` in UTF-16 (little-endian, no byte order mark).
+        (.invalidEncoding, String(#"{"version": 1}"#.flatMap { [$0, "\u{0}"] }), ""),
         (.invalidSyntax, #"{"version": tru}"#, "version"),
         (
             .nestingTooDeep, #"{"version": 1, "rollouts": "# + String(repeating: "[", count: 200),

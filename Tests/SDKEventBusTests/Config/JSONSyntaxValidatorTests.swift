@@ -164,6 +164,53 @@ import Testing
         #expect(error.byteOffset == 18)
     }
 
+    /// Bodies that go wrong, and the path of their error.
+    ///
+    /// The path is the innermost container still open where the input went wrong, with the member
+    /// or element whose value was being read then (after its `:` or the array's `,`, or inside the
+    /// value). Between the members of a container, nothing of a member is named: not the one that
+    /// ended, nor a key whose `:` is missing.
+    static let pathsWhereTheInputWentWrong: [(body: String, path: String, reason: String)] = [
+        // The issue's document: `data` is complete, the outer object is not.
+        (#"{"event":"payment.failed","data":{"code":"x"}"#, "", "unexpected end of body inside an object"),
+        (#"{"event":"payment.failed","data":{"code":"x""#, "data", "unexpected end of body inside an object"),
+        (#"{"a":{"b":{"c":1}}"#, "", "unexpected end of body inside an object"),
+        (#"{"a":{"b":{"c":1}"#, "a", "unexpected end of body inside an object"),
+        (#"{"data":{"code":"x"},"more":[1,2"#, "more", "unexpected end of body inside an array"),
+        (#"[1,2"#, "", "unexpected end of body inside an array"),
+        (#"[[1,2]"#, "", "unexpected end of body inside an array"),
+        (#"[{"a":1}"#, "", "unexpected end of body inside an array"),
+        (#"{"a":[1,{"b":2}"#, "a", "unexpected end of body inside an array"),
+        // Right after a key.
+        (#"{"a":1,"b""#, "", "expected ':' after an object key"),
+        (#"{"a":{"b""#, "a", "expected ':' after an object key"),
+        // Right after a colon: the member's value is being read.
+        (#"{"a":"#, "a", "unexpected end of body; expected a value"),
+        (#"{"a":{"b":"#, "a.b", "unexpected end of body; expected a value"),
+        // Right after a comma.
+        (#"{"a":1,"#, "", "unexpected end of body; expected an object key"),
+        (#"{"a":{"b":1,"#, "a", "unexpected end of body; expected an object key"),
+        (#"[1,"#, "[1]", "unexpected end of body; expected a value"),
+        (#"{"a":[1,"#, "a[1]", "unexpected end of body; expected a value"),
+        // Inside a string: a value's, then a key's (whose member is not known yet).
+        (#"{"a":"x"#, "a", "unexpected end of body inside a string"),
+        (#"{"a":[1,"x"#, "a[1]", "unexpected end of body inside a string"),
+        (#"{"a":1,"b"#, "", "unexpected end of body inside a string"),
+        (#"{"a":{"b"#, "a", "unexpected end of body inside a string"),
+        // Not truncated: a member or an element that no comma follows.
+        (#"{"a":1 "b":2}"#, "", "expected ',' or '}' after an object member"),
+        (#"{"a":[1 2]}"#, "a", "expected ',' or ']' after an array element"),
+        (#"{"a":{},}"#, "", "expected a string key"),
+    ]
+
+    @Test(arguments: pathsWhereTheInputWentWrong)
+    func aSyntaxErrorsPathNamesTheInnermostContainerStillOpen(body: String, path: String, reason: String) throws {
+        let error = try #require(validationError(body), "\(body)")
+        #expect(error.code == .invalidSyntax, "\(body)")
+        #expect(error.path == path, "\(body)")
+        #expect(error.reason == reason, "\(body)")
+    }
+
     // MARK: Nesting
 
     @Test func nestingAtTheLimitIsAcceptedAndOneDeeperIsRejected() throws {

@@ -162,12 +162,12 @@ import Testing
         ),
         (#"{"event":"audiences","data":[]}"#, .wrongType, "data"),
         (#"["ready"]"#, .invalidSyntax, ""),
-        (#"{"event":"ready","data":{}"#, .invalidSyntax, "data"),
+        (#"{"event":"ready","data":{}"#, .invalidSyntax, ""),
         ("", .emptyBody, ""),
         (" \n", .emptyBody, ""),
-        (#"{"event":"ready","data":{},}"#, .invalidSyntax, "data"),
+        (#"{"event":"ready","data":{},}"#, .invalidSyntax, ""),
         (#"{"event":"bucketing","event":"ready","data":{}}"#, .duplicateKey, "event"),
-        ("\u{FEFF}" + #"{"event":"ready","data":{}}"#, .invalidEncoding, ""),
+        ("\u{FEFF}\u{FEFF}" + #"{"event":"ready","data":{}}"#, .invalidSyntax, ""),
     ])
     func malformedWireObjectIsATypedError(json: String, code: JSONDecodingError.Code, path: String) {
         do {
@@ -176,6 +176,21 @@ import Testing
         } catch {
             #expect(error.code == code, "\(error)")
             #expect(error.path == path, "\(error)")
+        }
+    }
+
+    /// `data` is complete; the outer object is not: the error names the outer object (the root,
+    /// path ""), not `data`.
+    @Test func aWireDocumentTruncatedAtItsEndIsReportedAtTheOuterObject() {
+        let json = #"{"event":"conversion","data":{"goalId":"g","visitorId":"v"}"#
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted a truncated document")
+        } catch {
+            #expect(error.code == .invalidSyntax)
+            #expect(error.path == "", "\(error)")
+            #expect(error.reason == "unexpected end of body inside an object")
+            #expect(error.byteOffset == json.utf8.count)
         }
     }
 

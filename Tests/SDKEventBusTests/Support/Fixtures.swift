@@ -101,7 +101,8 @@ struct MalformedBody: CustomTestStringConvertible, Sendable {
                 name: "missing closing brace",
                 body: Data(fixture.utf8.dropLast()),
                 code: .invalidSyntax,
-                path: "is_debug"
+                // The root object is the one left open: its last member is complete.
+                path: ""
             ),
             MalformedBody(
                 name: "trailing garbage",
@@ -113,7 +114,8 @@ struct MalformedBody: CustomTestStringConvertible, Sendable {
                 name: "trailing comma",
                 body: Data(#"{"account_id":"1","project":{"id":"1","name":"p",},"experiences":[]}"#.utf8),
                 code: .invalidSyntax,
-                path: "project.name"
+                // After the comma, a key is missing in `project`.
+                path: "project"
             ),
             MalformedBody(
                 name: "single-quoted string",
@@ -185,10 +187,11 @@ struct MalformedBody: CustomTestStringConvertible, Sendable {
                 code: .invalidEncoding,
                 path: "account_id"
             ),
+            // A leading UTF-8 byte order mark is no fault: ByteOrderMarkTests. Two of them are.
             MalformedBody(
-                name: "byte order mark",
-                body: Data([0xEF, 0xBB, 0xBF]) + Fixtures.projectConfigData,
-                code: .invalidEncoding,
+                name: "two byte order marks",
+                body: Data([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF]) + Fixtures.projectConfigData,
+                code: .invalidSyntax,
                 path: ""
             ),
             MalformedBody(
