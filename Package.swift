@@ -6,15 +6,15 @@ let package = Package(
     name: "SDKEventBus",
     // The floors every product works from (Docs/Platforms.md; Scripts/check-availability.py proves
     // them in CI). The engine, the wire form, the configuration half, the app buses, the built-in
-    // catalogue and the testing library all run from here; only the `@Observable` status
+    // catalog and the testing library all run from here; only the `@Observable` status
     // (iOS 17) and the overloads that take a custom `Clock` (iOS 16) ask for more, with `@available`.
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
-        // The event engine, an SDK's event system and nothing else: catalogue buses and emitters,
+        // The event engine, an SDK's event system and nothing else: catalog buses and emitters,
         // subscriptions, delivery contexts, replay, diagnostics. No configuration, JSON, HTTP or cache.
         .library(name: "SDKEventBusCore", targets: ["SDKEventBusCore"]),
         // Strict JSON with typed errors (`JSONDecodingError`, with the path and line of what was wrong)
-        // and the JSON wire form of a catalogue's payloads, for bridges (React Native, Flutter) and
+        // and the JSON wire form of a catalog's payloads, for bridges (React Native, Flutter) and
         // analytics forwarding: `WireCodablePayload`, with canonical bytes.
         .library(name: "SDKEventBusWire", targets: ["SDKEventBusWire"]),
         // The configuration half, on the core and the wire form, as parts an SDK takes one by one: the
@@ -24,11 +24,11 @@ let package = Package(
         // App-level buses on the core's engine, for app code: events published and subscribed by type,
         // owner-bound and one-shot subscriptions, scoped buses, an all-events feed. An SDK never needs it.
         .library(name: "SDKEventBusAppEvents", targets: ["SDKEventBusAppEvents"]),
-        // The built-in catalogue (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
+        // The built-in catalog (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
         // …) on top of every product above, which it re-exports: `import SDKEventBus` gives all.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
         // Test doubles and test hooks for the tests of code that uses the bus, SDKs' and apps': a test
-        // clock, recorders, a scripted fetch service, a catalogue conformance check.
+        // clock, recorders, a scripted fetch service, a catalog conformance check.
         .library(name: "SDKEventBusTesting", targets: ["SDKEventBusTesting"]),
     ],
     targets: [
@@ -61,19 +61,19 @@ let package = Package(
             ],
             resources: [.copy("Resources")]
         ),
-        // A second SDK's catalogue (a feature-flag SDK over the flagd format), written against the
-        // core's public API only, running the guarantees the built-in catalogue's tests pin.
+        // A second SDK's catalog (a feature-flag SDK over the flagd format), written against the
+        // core's public API only, running the guarantees the built-in catalog's tests pin.
         .testTarget(
-            name: "CustomCatalogueTests",
+            name: "CustomCatalogTests",
             dependencies: ["SDKEventBusConfig", "SDKEventBusTesting"],
             resources: [.copy("Resources")]
         ),
-        // An SDK that declares the built-in catalogue's names for its own types (SystemEvent,
+        // An SDK that declares the built-in catalog's names for its own types (SystemEvent,
         // EventBus, ConfigStore, ProjectConfig, …) on the core, and an app's tests that import it beside
         // the core and the testing library: they compile without one ambiguity.
         .target(name: "ClashSDK", dependencies: ["SDKEventBusConfig"], path: "Tests/ClashSDK"),
         .testTarget(name: "CoreClashTests", dependencies: ["ClashSDK", "SDKEventBusConfig", "SDKEventBusTesting"]),
-        // An analytics SDK (its catalogue and facade) on the events product alone, and its tests, which
+        // An analytics SDK (its catalog and facade) on the events product alone, and its tests, which
         // take nothing else either: no configuration, wire form or testing library.
         // Scripts/check-events-only.sh holds both to it.
         .target(name: "AnalyticsSDK", dependencies: ["SDKEventBusCore"], path: "Tests/AnalyticsSDK"),

@@ -18,7 +18,7 @@ let package = Package(
                 .product(name: "SDKEventBus", package: "SDKEventBus"),
                 // `waitForWaiters`, to start timing once every `ready()` caller is suspended.
                 .product(name: "SDKEventBusTesting", package: "SDKEventBus"),
-                "FlagCatalogue",
+                "FlagCatalog",
                 "HeapStats",
             ],
             path: "Benchmarks/DeliveryBenchmarks",
@@ -27,19 +27,19 @@ let package = Package(
         // The heap in use (glibc's mallinfo2), for the memory-after-a-burst scenario: Swift's Glibc
         // module does not export it.
         .target(name: "HeapStats", path: "Support/HeapStats"),
-        // A catalogue declared in a module of its own, as another SDK would: the bus's generic code
+        // A catalog declared in a module of its own, as another SDK would: the bus's generic code
         // is not specialized for it (issue #13 measures whether that costs anything).
         .target(
-            name: "FlagCatalogue",
+            name: "FlagCatalog",
             dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus")],
-            path: "Catalogues/FlagCatalogue"
+            path: "Catalogs/FlagCatalog"
         ),
         // The delivery loop alone, without the harness: for profilers (valgrind, perf). Not under
         // Benchmarks/: the benchmark plugin runs every executable there as a benchmark, and this
         // one is not (the run failed on it with WaitPIDError).
         .executableTarget(
             name: "DeliveryProbe",
-            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus"), "FlagCatalogue"],
+            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus"), "FlagCatalog"],
             path: "Probes/DeliveryProbe"
         ),
     ],

@@ -21,9 +21,9 @@ REFERENCE = "reference actor + Task per callback"
 LOCKED = "lock + snapshot, inline"
 FLOOR = "bare closure loop (floor)"
 PEERS = [OURS, REFERENCE, LOCKED, "NotificationCenter", "AsyncStream per listener", FLOOR]
-# The same bus, with a catalogue declared in another module (issue #13) and with immediate delivery
-# (issue #14): shown against the built-in catalogue and against the inline lock in tables of their own.
-EXTERNAL = "external catalogue"
+# The same bus, with a catalog declared in another module (issue #13) and with immediate delivery
+# (issue #14): shown against the built-in catalog and against the inline lock in tables of their own.
+EXTERNAL = "external catalog"
 IMMEDIATE = "immediate"
 # One bare main-actor hop per fire: the floor of asynchronous delivery, in the latency table only.
 HOP = "one main-actor hop (async floor)"
@@ -223,7 +223,7 @@ def series_targets(results):
     rows = []
     for kind in ("sustained", "latency"):
         rows.append(series_row(
-            f"external catalogue, {kind}: ≤ 1.2× the built-in one",
+            f"external catalog, {kind}: ≤ 1.2× the built-in one",
             [(count, ratio(per_fire(results, kind, count, EXTERNAL), per_fire(results, kind, count, OURS)))
              for count in LISTENER_COUNTS],
             lambda value: value <= 1.2,
@@ -375,7 +375,7 @@ def main():
         "### Targets\n\n" + targets(results),
         f"### Sustained delivery (median per fire, {FIRES_PER_ROUND} fires then wait)\n\n" + delivery_table(results, "sustained"),
         "### Latency of a single fire (median)\n\n" + delivery_table(results, "latency"),
-        "### A catalogue declared in another module (median per fire)\n\n"
+        "### A catalog declared in another module (median per fire)\n\n"
         + pair_table(results, EXTERNAL, OURS, "external", "built-in", LISTENER_COUNTS),
         "### Immediate delivery (median per fire)\n\n"
         + pair_table(results, IMMEDIATE, LOCKED, "immediate", "lock + snapshot", LISTENER_COUNTS),

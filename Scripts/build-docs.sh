@@ -4,7 +4,7 @@
 # documentation warning, on DocC articles out of date with Docs/ (or a guide that does not link a
 # public name it uses), and on a public top-level symbol a module's landing page does not curate.
 #
-# Links across modules (``/SDKEventBusCore/CatalogueBus`` in the built-in catalogue's pages, say)
+# Links across modules (``/SDKEventBusCore/CatalogBus`` in the built-in catalog's pages, say)
 # resolve against the other modules' archives: a first pass builds every archive with DocC's
 # external link support, a second builds each again with the other two as dependencies, with
 # warnings as errors, and `docc merge` combines them.

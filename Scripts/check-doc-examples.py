@@ -5,8 +5,8 @@ Usage: Scripts/check-doc-examples.py [--scratch-path PATH] [DOCUMENT ...]
 
 Each document becomes a test target of a generated package that depends on this one, so its
 examples compile against the public API only, as an SDK's or an app's code would, with `Testing`,
-`XCTest` and `SDKEventBusTesting` at hand. An app's documents see the built-in catalogue
-(`import SDKEventBus`); the documents for an SDK with its own catalogue (CORE_DOCUMENTS) see only
+`XCTest` and `SDKEventBusTesting` at hand. An app's documents see the built-in catalog
+(`import SDKEventBus`); the documents for an SDK with its own catalog (CORE_DOCUMENTS) see only
 `SDKEventBusCore`, as such an SDK does; the app buses' landing page (APP_EVENTS_DOCUMENTS) sees
 only `SDKEventBusAppEvents`, as an app beside such an SDK does. The documents of a group (GROUPS) are one target, read in
 order, so that a guide's examples may use what an earlier guide of the group declared. A document
@@ -38,13 +38,13 @@ MODULES = [
 ]
 LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
 DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
-# Documents for an SDK author with a catalogue of their own: they import the core only.
+# Documents for an SDK author with a catalog of their own: they import the core only.
 CORE_DOCUMENTS = {
-    "DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig",
+    "DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig",
     "AdoptingPieceByPiece",
 }
-# Documents read as one: each continues the one before (the flag catalogue is declared once).
-GROUPS = [["DefiningYourCatalogue", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"]]
+# Documents read as one: each continues the one before (the flag catalog is declared once).
+GROUPS = [["DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"]]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
 # The SDK the guides build: its types are declared by the guides themselves, in the same target, so

@@ -7,7 +7,7 @@
 # 2. each emitted .swiftinterface type-checks on its own (swiftc -frontend
 #    -typecheck-module-from-interface), its dependencies found as interfaces too;
 # 3. a small client (Scripts/library-evolution-client) compiles against the interfaces alone, links
-#    against the release objects, and runs: events on the built-in and on its own catalogue, a
+#    against the release objects, and runs: events on the built-in and on its own catalog, a
 #    replay, the lifecycle on a test clock, a timed ready() and a shutdown.
 #
 # Usage: Scripts/check-library-evolution.sh    (about a minute on 2 cores; .build/library-evolution)

@@ -3,21 +3,21 @@
 
 Usage: Scripts/check-public-surface.py [SYMBOL_GRAPH_DIR]
 
-App code holds an SDK's CatalogueBus (EventBus for the built-in catalogue) or its CatalogueClient
-(SDKClient); only the holder of the bus's CatalogueEmitter (EventEmitter) may fire. This reads the
+App code holds an SDK's CatalogBus (EventBus for the built-in catalog) or its CatalogClient
+(SDKClient); only the holder of the bus's CatalogEmitter (EventEmitter) may fire. This reads the
 public symbol graphs of SDKEventBusCore, SDKEventBusConfig, SDKEventBusAppEvents and SDKEventBus (from `swift package dump-symbol-graph
 --minimum-access-level public`) and checks that:
 
 1. every public member whose name fires, emits, posts, sends or triggers belongs to
-   CatalogueEmitter, or to the app-event bus (AppEventBus), on which app code publishes by design
-   and which is a distinct type from any catalogue bus;
-2. CatalogueEmitter has no public initializer;
-3. the only public declarations that hand out a CatalogueEmitter are CatalogueBus.makeBus() and
-   the CatalogueClient.make factories, which all create a new bus;
-4. no public declaration takes a CatalogueBus or a CatalogueClient as a parameter unless it also
-   takes that bus's CatalogueEmitter (a store or component built from the bus app code holds could
+   CatalogEmitter, or to the app-event bus (AppEventBus), on which app code publishes by design
+   and which is a distinct type from any catalog bus;
+2. CatalogEmitter has no public initializer;
+3. the only public declarations that hand out a CatalogEmitter are CatalogBus.makeBus() and
+   the CatalogClient.make factories, which all create a new bus;
+4. no public declaration takes a CatalogBus or a CatalogClient as a parameter unless it also
+   takes that bus's CatalogEmitter (a store or component built from the bus app code holds could
    otherwise fire on it);
-5. no public property has the type CatalogueEmitter.
+5. no public property has the type CatalogEmitter.
 """
 
 import json
@@ -26,12 +26,12 @@ import sys
 from pathlib import Path
 
 FIRE_WORDS = re.compile(r"(fire|emit|enqueue|post|send|publish|trigger|dispatch)", re.IGNORECASE)
-EMITTER = "CatalogueEmitter"
+EMITTER = "CatalogEmitter"
 EMITTER_NAMES = {EMITTER, "EventEmitter"}
 FIRING_OWNERS = {EMITTER, "AppEventBus"}
-EMITTER_SOURCE_OWNERS = {"CatalogueBus/makeBus", "CatalogueClient/make"}
-RECEIVER_TYPES = {"CatalogueBus", "EventBus", "CatalogueClient", "SDKClient"}
-# The library modules app code imports: the core, the app buses, and the built-in catalogue on them.
+EMITTER_SOURCE_OWNERS = {"CatalogBus/makeBus", "CatalogClient/make"}
+RECEIVER_TYPES = {"CatalogBus", "EventBus", "CatalogClient", "SDKClient"}
+# The library modules app code imports: the core, the app buses, and the built-in catalog on them.
 MODULES = ["SDKEventBusCore", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus"]
 
 
@@ -41,7 +41,7 @@ def type_names(fragments):
 
 def value_type_names(fragments):
     """The type names in `fragments` that name a value's type, leaving out those that only qualify a
-    member type (`CatalogueClient<Catalogue>.Config` is a configuration, not a client)."""
+    member type (`CatalogClient<Catalog>.Config` is a configuration, not a client)."""
     names = set()
     for index, fragment in enumerate(fragments):
         if fragment.get("kind") != "typeIdentifier":

@@ -6,8 +6,8 @@ Usage: Scripts/sync-docc.py [--check]
 Docs/ is the single source: readers of the repository read it as plain Markdown, and this script
 turns each guide into an article of the catalog of the module it documents (GUIDES below):
 
-- a code span that is exactly the name of a public top-level symbol (`CatalogueBus`) becomes a
-  symbol link: ``CatalogueBus`` when the symbol belongs to the catalog's own module, and an
+- a code span that is exactly the name of a public top-level symbol (`CatalogBus`) becomes a
+  symbol link: ``CatalogBus`` when the symbol belongs to the catalog's own module, and an
   absolute link to the other module's archive otherwise (``/SDKEventBus/SystemEvent``), which
   `Scripts/build-docs.sh` resolves by building each archive with the others as dependencies;
 - a link to another guide becomes a <doc:> link (<doc:/SDKEventBusTesting/…> across catalogs);
@@ -39,7 +39,7 @@ EXTENDS = {"SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig"}}
 GUIDES = {
     "GettingStarted": "SDKEventBusCore",
     "EmbeddingInYourSDK": "SDKEventBusCore",
-    "DefiningYourCatalogue": "SDKEventBusCore",
+    "DefiningYourCatalog": "SDKEventBusCore",
     "Subscriptions": "SDKEventBusCore",
     "DeliveryContexts": "SDKEventBusCore",
     "DeliveryGuarantees": "SDKEventBusCore",
@@ -47,7 +47,7 @@ GUIDES = {
     "ReadinessAndLifecycle": "SDKEventBusConfig",
     "OnlineOfflineAndCache": "SDKEventBusConfig",
     "AdoptingPieceByPiece": "SDKEventBusConfig",
-    "BuiltInCatalogue": "SDKEventBus",
+    "BuiltInCatalog": "SDKEventBus",
     "TestingCodeThatUsesSDKEventBus": "SDKEventBusTesting",
 }
 # Public types and typealiases: the code spans that become symbol links. Only those declared at the

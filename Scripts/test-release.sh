@@ -4,7 +4,7 @@
 #
 # The suites: everything that checks delivery, ordering, exactly-once, `off`, memory and lifetimes
 # (the engine, the buses, the app buses, the model checker and the reliability suites). Suites that
-# check debug-only behaviour (a catalogue slip stops a debug build) are not among them.
+# check debug-only behaviour (a catalog slip stops a debug build) are not among them.
 #
 # Usage: Scripts/test-release.sh    (about 3 minutes from a clean clone on 2 cores)
 set -euo pipefail

@@ -1,5 +1,5 @@
-// What Docs/EmbeddingInYourSDK.md's examples use without declaring it; the flag catalogue itself
-// comes from Docs/DefiningYourCatalogue.md, compiled in the same target.
+// What Docs/EmbeddingInYourSDK.md's examples use without declaring it; the flag catalog itself
+// comes from Docs/DefiningYourCatalog.md, compiled in the same target.
 
 import SDKEventBusCore
 import SDKEventBusTesting
@@ -18,5 +18,5 @@ enum FlagSDKError: Error {
 /// An SDK component that evaluates flags and fires what it finds.
 final class FlagEvaluator: Sendable {
     static let shared = FlagEvaluator()
-    func start(emitter: CatalogueEmitter<FlagEvent>) {}
+    func start(emitter: CatalogEmitter<FlagEvent>) {}
 }

@@ -4,7 +4,7 @@ import Foundation
 import SDKEventBus
 
 /// An SDK's own configuration type.
-struct FlagSet: RemoteConfiguration, Codable {
+struct FlagSet: RemoteConfig, Codable {
     var flags: [String: Bool]
 }
 

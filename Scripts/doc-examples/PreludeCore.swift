@@ -1,4 +1,4 @@
-// What the examples of the documents for an SDK with its own catalogue (compiled against
+// What the examples of the documents for an SDK with its own catalog (compiled against
 // SDKEventBusCore only) use without declaring it: compiled with each of them by
 // Scripts/check-doc-examples.py. Nothing here runs.
 

@@ -3,8 +3,8 @@
 // binary SDK ships the package) and against a plain release build's modules. Prints nanoseconds
 // per event for each scenario; the script compares the two builds in the same run.
 //
-// `immediate`, `immediate-local` and `actor` fire the built-in catalogue, which the client sees
-// through the package's interface; `own-immediate` fires a catalogue declared here, as a binary SDK
+// `immediate`, `immediate-local` and `actor` fire the built-in catalog, which the client sees
+// through the package's interface; `own-immediate` fires a catalog declared here, as a binary SDK
 // declares its own.
 
 import Dispatch
@@ -75,9 +75,9 @@ func onActor(events: Int) async -> Double {
     return Double(time) / Double(events)
 }
 
-/// A catalogue declared in the client, as a binary SDK declares its own: its types are the client's,
+/// A catalog declared in the client, as a binary SDK declares its own: its types are the client's,
 /// so their layout is known to it in both builds.
-enum FlagEvent: String, EventCatalogue {
+enum FlagEvent: String, EventCatalog {
     case initialized
     case flagsChanged = "flags.changed"
     case error
@@ -85,7 +85,7 @@ enum FlagEvent: String, EventCatalogue {
     typealias Payload = FlagEventPayload
 }
 
-enum FlagEventPayload: CataloguePayload {
+enum FlagEventPayload: CatalogPayload {
     case initialized
     case flagsChanged(FlagsChangedPayload)
     case error(String)
@@ -106,9 +106,9 @@ struct FlagsChangedPayload: Sendable {
 
 let flagPayload = FlagEventPayload.flagsChanged(FlagsChangedPayload(changedKeys: ["a", "b"], visitorId: "visitor"))
 
-/// `immediate`, with the client's own catalogue.
+/// `immediate`, with the client's own catalog.
 func ownImmediate(events: Int) async -> Double {
-    let (bus, emitter) = CatalogueBus<FlagEvent>.makeBus()
+    let (bus, emitter) = CatalogBus<FlagEvent>.makeBus()
     let count = Count()
     let subscription = bus.on(.flagsChanged, delivery: .immediate) { _ in count.value += 1 }
     let time = await nanoseconds {

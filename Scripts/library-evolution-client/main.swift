@@ -6,9 +6,9 @@ import Foundation
 import SDKEventBus
 import SDKEventBusTesting
 
-/// An app's own catalogue on the core: the protocols, their requirements and the generic bus cross
+/// An app's own catalog on the core: the protocols, their requirements and the generic bus cross
 /// the resilient boundary.
-enum CartEvent: String, EventCatalogue {
+enum CartEvent: String, EventCatalog {
     case itemAdded = "item.added"
     case checkout
 
@@ -17,7 +17,7 @@ enum CartEvent: String, EventCatalogue {
     var replayRule: ReplayRule { self == .checkout ? .sticky : .none }
 }
 
-enum CartPayload: CataloguePayload {
+enum CartPayload: CatalogPayload {
     case itemAdded(sku: String)
     case checkout(total: Int)
 
@@ -35,7 +35,7 @@ var failures: [String] = []
     if !condition { failures.append(what) }
 }
 
-// The built-in catalogue: fire and deliver in every context, and a typed subscription.
+// The built-in catalog: fire and deliver in every context, and a typed subscription.
 let (bus, emitter) = EventBus.makeBus()
 let immediate = LockedCounter()
 let onMain = LockedCounter()
@@ -54,8 +54,8 @@ await bus.flush()
 check(immediate.value == 100 && onMain.value == 100 && typed.value == 100, "built-in bus delivered 100 of each")
 for token in tokens { token.cancel() }
 
-// A catalogue of the client's own, with a sticky event replayed to a late listener.
-let (cart, cartEmitter) = CatalogueBus<CartEvent>.makeBus()
+// A catalog of the client's own, with a sticky event replayed to a late listener.
+let (cart, cartEmitter) = CatalogBus<CartEvent>.makeBus()
 cartEmitter.fire(.checkout(total: 42))
 let replayed = LockedCounter()
 let lateToken = cart.on(.checkout, delivery: .immediate) { payload in

@@ -1,6 +1,6 @@
 public import SDKEventBusConfig
 
-/// Fetches the built-in catalogue's live configuration, a ``ProjectConfig``: the seam between the
+/// Fetches the built-in catalog's live configuration, a ``ProjectConfig``: the seam between the
 /// SDK's lifecycle and the network.
 ///
 /// A `ConfigFetching` service whose configuration is ``ProjectConfig``; implement

@@ -1,10 +1,10 @@
 public import SDKEventBusConfig
 
-/// The built-in catalogue's config store: holds the ``ProjectConfig`` and the readiness gate, and
+/// The built-in catalog's config store: holds the ``ProjectConfig`` and the readiness gate, and
 /// fires ``SystemEvent/ready`` and ``SystemEvent/configUpdated``.
 ///
 /// ```swift
 /// let (bus, emitter) = EventBus.makeBus()
 /// let store = ConfigStore(emitter: emitter)
 /// ```
-public typealias ConfigStore = CatalogueConfigStore<SystemEvent>
+public typealias ConfigStore = CatalogConfigStore<SystemEvent>

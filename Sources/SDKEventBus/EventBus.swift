@@ -1,9 +1,9 @@
 public import SDKEventBusConfig
 
-/// The built-in catalogue's event bus: app code subscribes to ``SystemEvent``s with `on` and
+/// The built-in catalog's event bus: app code subscribes to ``SystemEvent``s with `on` and
 /// unsubscribes with `off`; the SDK fires through an ``EventEmitter``.
 ///
-/// Everything ``/SDKEventBusCore/CatalogueBus`` offers, for the built-in events:
+/// Everything ``/SDKEventBusCore/CatalogBus`` offers, for the built-in events:
 ///
 /// ```swift
 /// let (bus, emitter) = EventBus.makeBus()   // the SDK keeps the emitter
@@ -15,4 +15,4 @@ public import SDKEventBusConfig
 /// await bus.flush()                          // "SDK is ready" has been printed
 /// await bus.off(token)
 /// ```
-public typealias EventBus = CatalogueBus<SystemEvent>
+public typealias EventBus = CatalogBus<SystemEvent>

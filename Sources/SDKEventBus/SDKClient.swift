@@ -1,6 +1,6 @@
 public import SDKEventBusConfig
 
-/// The built-in catalogue's SDK facade; see `CatalogueClient`.
+/// The built-in catalog's SDK facade; see `CatalogClient`.
 ///
 /// ```swift
 /// let sdk = SDKClient(fetchService: MyCDNFetchService())
@@ -8,4 +8,4 @@ public import SDKEventBusConfig
 /// let token = sdk.on(.configUpdated) { payload in … }
 /// print(sdk.config?.experiences.count ?? 0)
 /// ```
-public typealias SDKClient = CatalogueClient<SystemEvent>
+public typealias SDKClient = CatalogClient<SystemEvent>

@@ -93,7 +93,7 @@ extension ErasedCallback {
     /// of the event's type: the one shape of every app-bus subscription.
     ///
     /// The wrapper is not generic, and the event is read in place: a handler costs one indirect
-    /// call more than on a catalogue bus, and no copy of the event.
+    /// call more than on a catalog bus, and no copy of the event.
     static func lending(_ handler: ErasedCallback) -> ErasedCallback {
         .erasing { (box: AppEventBox) in box.lend(to: handler) }
     }

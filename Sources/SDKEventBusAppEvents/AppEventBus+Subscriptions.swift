@@ -33,7 +33,7 @@ extension AppEventBus {
     @discardableResult
     public func on<Event: AppEvent>(
         _ type: Event.Type,
-        delivery: Delivery<Never>,
+        delivery: Delivery<FiringThread>,
         callback: @escaping @Sendable (Event) -> Void
     ) -> EventSubscription {
         subscribe(type, lane: delivery.lane) { _ in .erasing(callback) }
@@ -91,7 +91,7 @@ extension AppEventBus {
     @discardableResult
     public func once<Event: AppEvent>(
         _ type: Event.Type,
-        delivery: Delivery<Never>,
+        delivery: Delivery<FiringThread>,
         callback: @escaping @Sendable (Event) -> Void
     ) -> EventSubscription {
         subscribe(type, lane: delivery.lane) { subscription in
@@ -170,7 +170,7 @@ extension AppEventBus {
     public func on<Event: AppEvent, Owner: AnyObject & Sendable>(
         _ type: Event.Type,
         owner: Owner,
-        delivery: Delivery<Never>,
+        delivery: Delivery<FiringThread>,
         callback: @escaping @Sendable (Owner, Event) -> Void
     ) -> EventSubscription {
         subscribe(type, lane: delivery.lane, owner: owner) { subscription in

@@ -2,7 +2,7 @@ import Foundation
 public import SDKEventBusCore
 
 /// An app-level event bus: app code publishes any ``AppEvent`` and subscribes to events by type,
-/// with the guarantees of the SDK's catalogue bus, on the same engine.
+/// with the guarantees of the SDK's catalog bus, on the same engine.
 ///
 /// It is the bus teams write again and again inside apps — a lock-guarded dictionary of handlers
 /// by type — without its holes: each subscriber receives events in the order they were published,
@@ -21,8 +21,8 @@ public import SDKEventBusCore
 /// appBus.publish(UserDidLogin(userID: "42"))
 /// ```
 ///
-/// Unlike an SDK's ``/SDKEventBusCore/CatalogueBus``, anyone holding an app bus may publish on it: there is no
-/// emitter. Keep the two apart — an SDK's events stay spoof-proof on its own catalogue bus.
+/// Unlike an SDK's ``/SDKEventBusCore/CatalogBus``, anyone holding an app bus may publish on it: there is no
+/// emitter. Keep the two apart — an SDK's events stay spoof-proof on its own catalog bus.
 ///
 /// Every subscription says where its callback runs with `delivery`: on the main actor (the
 /// default), on the publishing thread (``/SDKEventBusCore/Delivery/immediate``), or isolated to an actor

@@ -2,12 +2,12 @@ import Foundation
 import SDKEventBus
 import SDKEventBusTesting
 
-// A feature-flag SDK's own catalogue, declared outside the package the way any SDK declares one:
+// A feature-flag SDK's own catalog, declared outside the package the way any SDK declares one:
 // its events and payloads, its configuration (a flagd flag set), and how the lifecycle announces
 // readiness and changes.
 
 /// The feature-flag SDK's events; the raw values are its wire names.
-enum FlagEvent: String, EventCatalogue, LifecycleCatalogue {
+enum FlagEvent: String, EventCatalog, LifecycleCatalog {
     case initialized
     case flagsChanged = "flags.changed"
     case error
@@ -30,7 +30,7 @@ enum FlagEvent: String, EventCatalogue, LifecycleCatalogue {
 }
 
 /// The payload of a ``FlagEvent``.
-enum FlagPayload: CataloguePayload {
+enum FlagPayload: CatalogPayload {
     case initialized(source: Readiness.Source)
     case flagsChanged([String])
     case error(String)
@@ -45,7 +45,7 @@ enum FlagPayload: CataloguePayload {
 }
 
 /// A flagd flag set, reduced to what the demo shows: flags with typed variants and a default.
-struct FlagSet: RemoteConfiguration, Codable {
+struct FlagSet: RemoteConfig, Codable {
     struct Flag: Sendable, Equatable, Codable {
         var state: String
         var variants: [String: Value]

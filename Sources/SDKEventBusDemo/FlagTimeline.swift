@@ -2,7 +2,7 @@ import Foundation
 import SDKEventBus
 import SDKEventBusTesting
 
-/// The same lifecycle with a custom catalogue, on the same engine.
+/// The same lifecycle with a custom catalog, on the same engine.
 ///
 /// A feature-flag SDK whose configuration is a flagd flag set and whose events are `initialized`,
 /// `flags.changed` and `error`. The flag server pushes "a new version is out", so the SDK fetches on demand: ready → a change
@@ -14,8 +14,8 @@ func playFlagTimeline() async throws {
         [.body(DemoFlags.first), .body(DemoFlags.second), .body(DemoFlags.duplicateKey)],
         afterScript: .hang
     )
-    timeline.log("sdk", "FlagClient (CatalogueClient<FlagEvent>) created; flag sets are fetched on demand")
-    let (flags, emitter) = CatalogueClient<FlagEvent>.make(
+    timeline.log("sdk", "FlagClient (CatalogClient<FlagEvent>) created; flag sets are fetched on demand")
+    let (flags, emitter) = CatalogClient<FlagEvent>.make(
         configuration: timeline.configuration(refresh: nil, describe: describeFlagStep),
         fetchService: service
     )
@@ -65,7 +65,7 @@ func playFlagTimeline() async throws {
 }
 
 /// A lifecycle step in the flag SDK's words: the descriptions of ``ConfigChange`` name the built-in
-/// catalogue's events (`ready`, `config.updated`).
+/// catalog's events (`ready`, `config.updated`).
 private func describeFlagStep(_ step: LifecycleDiagnostic) -> String {
     switch step {
     case .configApplied(.first): "fetched: first flag set, initialized fired"

@@ -3,7 +3,7 @@ public import SDKEventBusConfig
 
 /// Records what a bus delivers, so that a test awaits events instead of sleeping or polling.
 ///
-/// It subscribes to every event of a catalogue (or the ones you name) in the delivery context you
+/// It subscribes to every event of a catalog (or the ones you name) in the delivery context you
 /// choose, and keeps each delivery in order. A test then awaits the next events, or a condition,
 /// with a bounded wait that fails with a readable message: what arrived, what was expected.
 ///
@@ -16,8 +16,8 @@ public import SDKEventBusConfig
 ///
 /// Works with Swift Testing and XCTest alike: a failed wait throws ``WaitTimeoutError``, which both
 /// report. Conditions run outside the recorder's lock, so a condition may read the recorder.
-public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
-    private let log = RecordingLog<Catalogue.Payload>()
+public final class EventRecorder<Catalog: EventCatalog>: Sendable {
+    private let log = RecordingLog<Catalog.Payload>()
     /// How many payloads ``next(_:within:)`` has handed out.
     private let consumed = LockedValue(0)
     private let tokens = LockedValue<[EventSubscription]>([])
@@ -29,8 +29,8 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///   - events: The events to record.
     ///   - delivery: ``/SDKEventBusCore/Delivery/mainActor``, the default.
     public init(
-        _ source: some CatalogueSubscribing<Catalogue>,
-        events: Set<Catalogue> = Set(Catalogue.allCases),
+        _ source: some CatalogSubscribing<Catalog>,
+        events: Set<Catalog> = Set(Catalog.allCases),
         delivery: Delivery<MainActor> = .mainActor
     ) {
         subscribe(events) { event in source.on(event, delivery: delivery) { [weak self] in self?.record($0) } }
@@ -43,9 +43,9 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///   - events: The events to record.
     ///   - delivery: ``/SDKEventBusCore/Delivery/immediate``.
     public init(
-        _ source: some CatalogueSubscribing<Catalogue>,
-        events: Set<Catalogue> = Set(Catalogue.allCases),
-        delivery: Delivery<Never>
+        _ source: some CatalogSubscribing<Catalog>,
+        events: Set<Catalog> = Set(Catalog.allCases),
+        delivery: Delivery<FiringThread>
     ) {
         subscribe(events) { event in source.on(event, delivery: delivery) { [weak self] in self?.record($0) } }
     }
@@ -57,8 +57,8 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     ///   - events: The events to record.
     ///   - delivery: ``/SDKEventBusCore/Delivery/isolated(to:)``: the actor the recording callbacks are isolated to.
     public init<A: Actor>(
-        _ source: some CatalogueSubscribing<Catalogue>,
-        events: Set<Catalogue> = Set(Catalogue.allCases),
+        _ source: some CatalogSubscribing<Catalog>,
+        events: Set<Catalog> = Set(Catalog.allCases),
         delivery: Delivery<A>
     ) {
         subscribe(events) { event in
@@ -70,12 +70,12 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
         stop()
     }
 
-    private func subscribe(_ events: Set<Catalogue>, _ subscribe: (Catalogue) -> EventSubscription) {
-        let tokens = Catalogue.allCases.filter(events.contains).map(subscribe)
+    private func subscribe(_ events: Set<Catalog>, _ subscribe: (Catalog) -> EventSubscription) {
+        let tokens = Catalog.allCases.filter(events.contains).map(subscribe)
         self.tokens.withLock { $0 += tokens }
     }
 
-    private func record(_ payload: Catalogue.Payload) {
+    private func record(_ payload: Catalog.Payload) {
         log.append(payload)
     }
 
@@ -90,10 +90,10 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     // MARK: Reading
 
     /// Every payload recorded so far, in delivery order.
-    public var payloads: [Catalogue.Payload] { log.elements }
+    public var payloads: [Catalog.Payload] { log.elements }
 
     /// The events of every payload recorded so far, in delivery order.
-    public var events: [Catalogue] { payloads.map(\.event) }
+    public var events: [Catalog] { payloads.map(\.event) }
 
     /// How many payloads were recorded.
     public var count: Int { log.count }
@@ -112,7 +112,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     /// - Throws: ``WaitTimeoutError`` when they do not arrive in time; `CancellationError`.
     @discardableResult
     public func next(_ count: Int = 1, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
-        -> [Catalogue.Payload]
+        -> [Catalog.Payload]
     {
         let start = consumed.withLock { $0 }
         try await waitUntil("\(count) more event(s) after the first \(start)", within: timeout) {
@@ -133,7 +133,7 @@ public final class EventRecorder<Catalogue: EventCatalogue>: Sendable {
     public func waitUntil(
         _ expectation: String = "the condition",
         within timeout: TimeInterval = WaitTimeoutError.defaultTimeout,
-        _ condition: @escaping @Sendable ([Catalogue.Payload]) -> Bool
+        _ condition: @escaping @Sendable ([Catalog.Payload]) -> Bool
     ) async throws {
         try await log.wait(until: condition, within: timeout) { payloads in
             WaitTimeoutError(

@@ -1,8 +1,8 @@
 public import Foundation
 public import SDKEventBusConfig
 
-extension CatalogueConfigStore {
-    /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogueConfigStore/waitForReady()``,
+extension CatalogConfigStore {
+    /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogConfigStore/waitForReady()``,
     /// or readiness is decided: for tests that must know their waiters are waiting, instead of
     /// polling.
     ///
@@ -29,8 +29,8 @@ extension CatalogueConfigStore {
     }
 }
 
-extension CatalogueClient {
-    /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogueClient/ready()``, or
+extension CatalogClient {
+    /// Returns once at least `count` callers are suspended in ``/SDKEventBusCore/CatalogClient/ready()``, or
     /// readiness is decided: a hook for tests, instead of polling.
     ///
     /// - Parameters:
@@ -92,8 +92,8 @@ private final class ReadinessWaiterWatch: ReadinessGateWatcher {
     }
 }
 
-extension CatalogueConfigStore {
+extension CatalogConfigStore {
 }
 
-extension CatalogueClient {
+extension CatalogClient {
 }

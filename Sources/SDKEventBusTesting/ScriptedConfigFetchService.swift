@@ -5,7 +5,7 @@ public import SDKEventBusConfig
 /// deterministically, for any configuration type.
 ///
 /// Each fetch takes the next outcome: a configuration, raw bytes (decoded by the same
-/// ``/SDKEventBusCore/RemoteConfiguration/decode(from:)`` as real bodies, so malformed ones fail the same way), an
+/// ``/SDKEventBusCore/RemoteConfig/decode(from:)`` as real bodies, so malformed ones fail the same way), an
 /// error, a delay before another outcome, a hang until the fetch is cancelled, or a hang that
 /// ignores cancellation (as a completion-handler bridge without cancellation support does). When
 /// the script runs out, every further fetch repeats `afterScript`, or the script's last outcome.
@@ -20,7 +20,7 @@ public import SDKEventBusConfig
 /// ], afterScript: .hang)
 /// let sdk = SDKClient(fetchService: service)
 /// ```
-public final class ScriptedConfigFetchService<Config: RemoteConfiguration>: ConfigFetching {
+public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetching {
     /// What one fetch does.
     public indirect enum Outcome: Sendable {
         /// Returns the configuration.

@@ -1,7 +1,7 @@
 public import Foundation
 public import SDKEventBusCore
 
-/// A catalogue payload with a JSON wire form, for bridges (React Native, Flutter) and analytics
+/// A catalog payload with a JSON wire form, for bridges (React Native, Flutter) and analytics
 /// forwarding.
 ///
 /// ```json
@@ -23,9 +23,9 @@ public import SDKEventBusCore
 /// ```
 ///
 /// Write ``encodeData(to:)`` and ``init(event:dataFrom:)`` yourself for any other shape.
-/// `CatalogueConformance` round-trips a sample of every event through the wire form, so a payload
+/// `CatalogConformance` round-trips a sample of every event through the wire form, so a payload
 /// missing from the list, or decoded as another event's, fails its test.
-public protocol WireCodablePayload: CataloguePayload, Codable {
+public protocol WireCodablePayload: CatalogPayload, Codable {
     /// Writes the payload's fields: the `data` member of the wire form.
     ///
     /// Derived for an enum whose cases each wrap one `Encodable` value (the value is `data`) or
@@ -132,7 +132,7 @@ extension WireCodablePayload {
             throw JSONDecodingError(
                 code: .unknownEvent,
                 path: "event",
-                reason: "\"\(rawEvent)\" is not an event of the catalogue"
+                reason: "\"\(rawEvent)\" is not an event of the catalog"
             )
         }
         guard container.contains(.data) else {

@@ -18,7 +18,7 @@ public final class Analytics: Sendable {
     /// Uploads a batch of events, oldest first; throws when the batch did not reach the server.
     public typealias Uploader = @Sendable (_ batch: [TrackedEvent]) async throws -> Void
 
-    // The facade hands out its bus rather than conform to `CatalogueSubscribing`: conforming, its
+    // The facade hands out its bus rather than conform to `CatalogSubscribing`: conforming, its
     // upload `flush()` would shadow the protocol's `flush()` (await delivery) without a diagnostic,
     // and code generic over the protocol would still call the other one.
 
@@ -35,8 +35,8 @@ public final class Analytics: Sendable {
     /// ```
     ///
     /// The bus has no public way to fire: the SDK keeps the emitter.
-    public let events: CatalogueBus<AnalyticsEvent>
-    private let emitter: CatalogueEmitter<AnalyticsEvent>
+    public let events: CatalogBus<AnalyticsEvent>
+    private let emitter: CatalogEmitter<AnalyticsEvent>
     private let uploader: Uploader
     private let state: Locked<AnalyticsState>
 
@@ -46,7 +46,7 @@ public final class Analytics: Sendable {
     ///   - consent: Whether the user lets the SDK track; ``Consent/granted`` by default.
     ///   - uploader: Sends a batch of events to the server; called by ``flush()``.
     public init(consent: Consent = .granted, uploader: @escaping Uploader) {
-        (events, emitter) = CatalogueBus<AnalyticsEvent>.makeBus()
+        (events, emitter) = CatalogBus<AnalyticsEvent>.makeBus()
         self.uploader = uploader
         let sessionID = UUID().uuidString
         state = Locked(AnalyticsState(consent: consent, sessionID: sessionID))

@@ -5,7 +5,7 @@ public import SDKEventBusCore
 /// The raw values are the wire names the SDK uses on every platform. `consent.changed` is sticky: a
 /// listener that subscribes late still learns the current consent, once. `session.started` replays
 /// the current session to a listener that asks for it with `replayLatest: true`.
-public enum AnalyticsEvent: String, EventCatalogue {
+public enum AnalyticsEvent: String, EventCatalog {
     /// A session began: when the SDK starts, and after ``Analytics/reset()``.
     case sessionStarted = "session.started"
     /// The app showed a screen: ``Analytics/screen(_:properties:)``.

@@ -1,7 +1,7 @@
 public import SDKEventBusCore
 
 /// The payload of an ``AnalyticsEvent``: one case per event, named as the event, wrapping its struct.
-public enum AnalyticsEventPayload: CataloguePayload, Equatable {
+public enum AnalyticsEventPayload: CatalogPayload, Equatable {
     /// The payload of ``AnalyticsEvent/sessionStarted``.
     case sessionStarted(SessionStartedPayload)
     /// The payload of ``AnalyticsEvent/screenViewed``.

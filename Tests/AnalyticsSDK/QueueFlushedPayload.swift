@@ -22,6 +22,6 @@ public struct QueueFlushedPayload: TypedPayload, Equatable {
         self = payload
     }
 
-    /// The payload as the catalogue's sum type.
+    /// The payload as the catalog's sum type.
     public var payloadValue: AnalyticsEventPayload { .queueFlushed(self) }
 }

@@ -27,6 +27,6 @@ public struct ScreenViewedPayload: TypedPayload, Equatable {
         self = payload
     }
 
-    /// The payload as the catalogue's sum type.
+    /// The payload as the catalog's sum type.
     public var payloadValue: AnalyticsEventPayload { .screenViewed(self) }
 }

@@ -27,6 +27,6 @@ public struct UploadFailedPayload: TypedPayload, Equatable {
         self = payload
     }
 
-    /// The payload as the catalogue's sum type.
+    /// The payload as the catalog's sum type.
     public var payloadValue: AnalyticsEventPayload { .uploadFailed(self) }
 }

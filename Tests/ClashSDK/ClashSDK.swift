@@ -1,13 +1,13 @@
 import Foundation
 public import SDKEventBusConfig
 
-// An SDK that names its own types as the built-in catalogue does (the SDK the package was modelled
+// An SDK that names its own types as the built-in catalog does (the SDK the package was modelled
 // on has these names) and builds them on the core. `CoreClashTests` imports this module and the
 // core side by side, as an app that uses the SDK does: any of these names in the core would make
 // each use there ambiguous.
 
 /// The SDK's events.
-public enum SystemEvent: String, EventCatalogue, LifecycleCatalogue {
+public enum SystemEvent: String, EventCatalog, LifecycleCatalog {
     case ready
     case configUpdated = "config.updated"
 
@@ -31,7 +31,7 @@ public enum SystemEvent: String, EventCatalogue, LifecycleCatalogue {
 }
 
 /// The SDK's payloads.
-public enum EventPayloadValue: CataloguePayload, Equatable {
+public enum EventPayloadValue: CatalogPayload, Equatable {
     case ready(ReadyPayload)
     case configUpdated(ConfigUpdatedPayload)
 
@@ -62,7 +62,7 @@ public struct ConfigUpdatedPayload: Sendable, Equatable {
 }
 
 /// The SDK's configuration.
-public struct ProjectConfig: RemoteConfiguration, Codable {
+public struct ProjectConfig: RemoteConfig, Codable {
     /// Part of the SDK's own API.
     public var revision: Int
 
@@ -76,13 +76,13 @@ public struct ProjectConfig: RemoteConfiguration, Codable {
 public protocol ConfigFetchService: ConfigFetching where Config == ProjectConfig {}
 
 /// The SDK's bus.
-public typealias EventBus = CatalogueBus<SystemEvent>
+public typealias EventBus = CatalogBus<SystemEvent>
 /// The SDK's emitter.
-public typealias EventEmitter = CatalogueEmitter<SystemEvent>
+public typealias EventEmitter = CatalogEmitter<SystemEvent>
 /// The SDK's store.
-public typealias ConfigStore = CatalogueConfigStore<SystemEvent>
+public typealias ConfigStore = CatalogConfigStore<SystemEvent>
 /// The SDK's facade.
-public typealias SDKClient = CatalogueClient<SystemEvent>
+public typealias SDKClient = CatalogClient<SystemEvent>
 /// The SDK's settings.
 public typealias SDKConfiguration = LifecycleConfiguration<ProjectConfig>
 

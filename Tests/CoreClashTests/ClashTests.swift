@@ -4,7 +4,7 @@ import SDKEventBusConfig
 import SDKEventBusTesting
 import Testing
 
-/// An app that imports an SDK whose types carry the built-in catalogue's names, beside the core and
+/// An app that imports an SDK whose types carry the built-in catalog's names, beside the core and
 /// the testing library: every name resolves to the SDK's own type, with no ambiguity.
 @Suite struct ClashTests {
     struct FixedService: ConfigFetchService {

@@ -39,7 +39,7 @@ import Testing
         #expect(received.value == ["Signed Up"])
     }
 
-    /// What the facade hands out of its event system is a `CatalogueBus`, whose type has no public
+    /// What the facade hands out of its event system is a `CatalogBus`, whose type has no public
     /// `fire`, and it keeps its emitter private: app code listens and only the SDK's verbs fire.
     ///
     /// This target is inside the package, where `package` members are visible, so the compile-time
@@ -47,7 +47,7 @@ import Testing
     /// `analytics.events.fire(…)` and `analytics.emitter` as another package's code and requires
     /// both to be rejected.
     @Test func appCodeListensOnTheBusAndOnlyTheSDKsVerbsFire() {
-        let bus: CatalogueBus<AnalyticsEvent> = analytics.events
+        let bus: CatalogBus<AnalyticsEvent> = analytics.events
         let received = Locked<[AnalyticsEvent]>([])
         for event in AnalyticsEvent.allCases {
             bus.on(event, delivery: .immediate) { received.append($0.event) }

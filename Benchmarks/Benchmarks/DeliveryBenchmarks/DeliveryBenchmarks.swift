@@ -21,7 +21,7 @@ let actorListeners = 100
 let benchmarks: @Sendable () -> Void = {
     let deliveryPeers: [any DeliveryPeer.Type] = [
         SDKEventBusPeer.self,
-        ExternalCataloguePeer.self,
+        ExternalCatalogPeer.self,
         ImmediatePeer.self,
         ReferenceActorPeer.self,
         LockedBusPeer.self,

@@ -1,4 +1,4 @@
-import FlagCatalogue
+import FlagCatalog
 import SDKEventBus
 
 /// What every peer's callbacks do: count, and let the benchmark await the last delivery.
@@ -16,7 +16,7 @@ final class Sink {
         tally()
     }
 
-    /// The same, for the listeners of the external catalogue.
+    /// The same, for the listeners of the external catalog.
     func receive(_ payload: FlagEventPayload) {
         tally()
     }
@@ -49,7 +49,7 @@ func callback(for sink: Sink) -> @MainActor @Sendable (EventPayloadValue) -> Voi
     { payload in sink.receive(payload) }
 }
 
-/// One callback for `sink`, typed as the external catalogue's callbacks are.
+/// One callback for `sink`, typed as the external catalog's callbacks are.
 @MainActor
 func flagCallback(for sink: Sink) -> @MainActor @Sendable (FlagEventPayload) -> Void {
     { payload in sink.receive(payload) }

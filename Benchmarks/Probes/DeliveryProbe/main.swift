@@ -5,17 +5,17 @@
 //     DeliveryProbe teardown [kinds] [owners] [repeats]
 //     DeliveryProbe decode [keys] [rounds]
 //
-// Modes: `main` (the default: the built-in catalogue, main-actor listeners), `external` (the
-// `FlagEvent` catalogue of another module), `immediate` (listeners on the firing thread), `actor`
+// Modes: `main` (the default: the built-in catalog, main-actor listeners), `external` (the
+// `FlagEvent` catalog of another module), `immediate` (listeners on the firing thread), `actor`
 // (listeners isolated to one actor; `app-actor` on the app bus), `once` (one fire to `once` listeners subscribed afresh each
 // round). `DeliveryProbe 100 20000 1` is `main` with those numbers.
 //
 // For a debug build (`swift build -c debug`, what an app's Debug configuration compiles a package
-// as): `immediate`, `external-immediate` (the `FlagEvent` catalogue, immediate listeners) and
+// as): `immediate`, `external-immediate` (the `FlagEvent` catalog, immediate listeners) and
 // `typed-immediate` (firing the payload struct) against `lock-array`, the minimal bus an SDK would
 // otherwise write (a lock, an array of closures per event, called after unlocking), compiled in the
 // same build.
-import FlagCatalogue
+import FlagCatalog
 import Foundation
 import SDKEventBus
 
@@ -154,7 +154,7 @@ let flagPayload = FlagEventPayload.flagEvaluated(FlagEvaluation(flagKey: "e", va
 let sink = Sink()
 let actorSink = ActorSink()
 let (bus, emitter) = EventBus.makeBus()
-let (flagBus, flagEmitter) = CatalogueBus<FlagEvent>.makeBus()
+let (flagBus, flagEmitter) = CatalogBus<FlagEvent>.makeBus()
 let appBus = AppEventBus()
 
 struct Bucketed: AppEvent {

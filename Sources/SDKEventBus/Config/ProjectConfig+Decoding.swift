@@ -1,7 +1,7 @@
 public import Foundation
 public import SDKEventBusConfig
 
-extension ProjectConfig: RemoteConfiguration {
+extension ProjectConfig: RemoteConfig {
     /// How deep objects and arrays may nest in a configuration body.
     ///
     /// Real configurations nest about ten levels (rules within rules); feature variables carry
@@ -11,10 +11,10 @@ extension ProjectConfig: RemoteConfiguration {
     /// Decodes a configuration body, rejecting anything malformed with an error that says what is
     /// wrong and where.
     ///
-    /// The same as ``/SDKEventBusCore/RemoteConfiguration/decode(from:)``: every fetch service, the mock included,
+    /// The same as ``/SDKEventBusCore/RemoteConfig/decode(from:)``: every fetch service, the mock included,
     /// decodes bodies this way, so a malformed body is rejected the same way wherever it comes
     /// from. It runs on the caller's thread; from async code prefer
-    /// ``/SDKEventBusCore/RemoteConfiguration/decoded(from:)``, which never runs on the caller's actor.
+    /// ``/SDKEventBusCore/RemoteConfig/decoded(from:)``, which never runs on the caller's actor.
     ///
     /// ```swift
     /// let config = try ProjectConfig(jsonData: body)

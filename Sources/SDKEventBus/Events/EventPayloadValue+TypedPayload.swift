@@ -1,6 +1,6 @@
 public import SDKEventBusConfig
 
-// The built-in payload structs as the typed payloads of the built-in catalogue.
+// The built-in payload structs as the typed payloads of the built-in catalog.
 
 extension ReadyPayload: TypedPayload {
     /// The event this payload belongs to: ``SystemEvent/ready``.

@@ -17,7 +17,7 @@ public import SDKEventBusConfig
 ///     print(bucketing.variationId)
 /// }
 /// ```
-public enum EventPayloadValue: CataloguePayload, Equatable {
+public enum EventPayloadValue: CatalogPayload, Equatable {
     /// The payload of ``SystemEvent/ready``.
     ///
     /// Stored out of line: ``ReadyPayload`` holds a `Readiness.Source`, a resilient type of another

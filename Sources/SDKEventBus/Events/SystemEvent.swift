@@ -1,6 +1,6 @@
 public import SDKEventBusConfig
 
-/// A system event an SDK announces to the app: the closed, frozen catalogue.
+/// A system event an SDK announces to the app: the closed, frozen catalog.
 ///
 /// The raw values are a wire contract shared with the same SDK in other languages (JavaScript,
 /// Android) and with analytics pipelines that match on these exact strings. Cases and raw values
@@ -29,7 +29,7 @@ public import SDKEventBusConfig
 /// ```
 @frozen
 public enum SystemEvent: String, CaseIterable, Sendable, Codable {
-    /// The SDK has its first configuration; ``/SDKEventBusCore/CatalogueClient/ready()`` returns from now on.
+    /// The SDK has its first configuration; ``/SDKEventBusCore/CatalogClient/ready()`` returns from now on.
     case ready = "ready"
     /// A later configuration differs from the previous one.
     case configUpdated = "config.updated"
@@ -51,8 +51,8 @@ public enum SystemEvent: String, CaseIterable, Sendable, Codable {
     case dataStoreQueueReleased = "datastore.queue.released"
 }
 
-extension SystemEvent: EventCatalogue {
-    /// The payload sum type of the built-in catalogue.
+extension SystemEvent: EventCatalog {
+    /// The payload sum type of the built-in catalog.
     public typealias Payload = EventPayloadValue
 
     /// The replay rule of this event; the single place where replay is declared.

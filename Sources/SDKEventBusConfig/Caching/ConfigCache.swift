@@ -24,7 +24,7 @@ public import Foundation
 /// lifecycle stops is abandoned: its task is cancelled and its result ignored.
 public protocol ConfigCache<Config>: Sendable {
     /// The configuration the cache keeps.
-    associatedtype Config: RemoteConfiguration
+    associatedtype Config: RemoteConfig
 
     /// Reads the cached configuration.
     ///

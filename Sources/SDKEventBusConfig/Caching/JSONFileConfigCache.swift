@@ -4,7 +4,7 @@ public import Foundation
 /// chooses (an app's caches or application-support directory, say).
 ///
 /// The file holds the body the lifecycle hands to ``save(_:body:)`` (the body as served, when the
-/// fetch service passes it on) and is read back through ``RemoteConfiguration/decode(from:)``, so
+/// fetch service passes it on) and is read back through ``RemoteConfig/decode(from:)``, so
 /// a truncated or tampered file is rejected like a malformed body, never half-applied; the
 /// lifecycle then deletes it with ``clear()``. The file's modification date is ``lastSaved``.
 ///
@@ -16,7 +16,7 @@ public import Foundation
 /// var configuration = SDKConfiguration()
 /// configuration.cache = JSONFileConfigCache<ProjectConfig>(directory: caches.appendingPathComponent("MySDK"))
 /// ```
-public struct JSONFileConfigCache<Config: RemoteConfiguration>: ConfigCache {
+public struct JSONFileConfigCache<Config: RemoteConfig>: ConfigCache {
     /// The file the configuration is kept in.
     public let fileURL: URL
 

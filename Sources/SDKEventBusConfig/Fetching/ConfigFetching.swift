@@ -3,7 +3,7 @@ package import Foundation
 /// Fetches an SDK's live configuration: the seam between the SDK's lifecycle and the network.
 ///
 /// The lifecycle calls ``fetchLiveConfig()`` when it starts, on every refresh, and after a failure,
-/// with backoff. Implementations decode bodies with ``RemoteConfiguration/decode(from:)`` (for the
+/// with backoff. Implementations decode bodies with ``RemoteConfig/decode(from:)`` (for the
 /// built-in configuration, `ProjectConfig.init(jsonData:)`) so that a malformed body fails with a
 /// ``JSONDecodingError`` wherever it comes from.
 ///
@@ -20,7 +20,7 @@ package import Foundation
 /// scripts any lifecycle in tests and demos.
 public protocol ConfigFetching<Config>: Sendable {
     /// The configuration the service fetches.
-    associatedtype Config: RemoteConfiguration
+    associatedtype Config: RemoteConfig
 
     /// Fetches and decodes the current configuration.
     ///
@@ -48,7 +48,7 @@ package protocol BodyPassingConfigFetching<Config>: ConfigFetching {
 }
 
 /// The SDK's own fetch function as a fetch service, for the client's `fetch:` initializers.
-struct ClosureConfigFetcher<Config: RemoteConfiguration>: ConfigFetching {
+struct ClosureConfigFetcher<Config: RemoteConfig>: ConfigFetching {
     let fetch: @Sendable () async throws -> Config
 
     func fetchLiveConfig() async throws -> Config {

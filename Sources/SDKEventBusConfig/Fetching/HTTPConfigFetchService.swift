@@ -9,7 +9,7 @@ public import Foundation
 ///
 /// It sends the given headers (an API key, say), honours a request timeout, and uses
 /// `ETag`/`If-None-Match`, so that an unchanged configuration costs a 304 and fires no event. A
-/// body is decoded with ``RemoteConfiguration/decode(from:)``, like the scripted service's, off the
+/// body is decoded with ``RemoteConfig/decode(from:)``, like the scripted service's, off the
 /// caller's actor, and failures are typed: ``ConfigFetchError`` for the transport, HTTP statuses
 /// and oversized bodies (with the retry advice the lifecycle follows), ``JSONDecodingError`` for
 /// malformed bodies.
@@ -23,7 +23,7 @@ public import Foundation
 ///
 /// let flags = HTTPConfigFetchService<FlagSet>(url: flagsURL)   // any configuration type
 /// ```
-public final class HTTPConfigFetchService<Config: RemoteConfiguration>: BodyPassingConfigFetching {
+public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConfigFetching {
     private let url: URL
     private let headers: [String: String]
     private let timeout: TimeInterval
@@ -62,7 +62,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfiguration>: BodyPass
     /// Fetches the configuration, off the caller's actor; an unchanged one (304) returns the
     /// previous configuration.
     ///
-    /// Cancelling the calling task (``CatalogueClient/shutdown(timeout:)`` does) ends the call at once with
+    /// Cancelling the calling task (``CatalogClient/shutdown(timeout:)`` does) ends the call at once with
     /// `CancellationError`. On Apple platforms the transfer is cancelled too; on Linux it is left to
     /// end by itself within the timeout and its result is dropped, because cancelling a transfer
     /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.
@@ -101,7 +101,7 @@ extension HTTPTransfer {
     /// The last configuration a service decoded, the body it came from and its `ETag`.
     ///
     /// A tuple, so that it needs no value witnesses of its own.
-    typealias Validator = (etag: String, config: any RemoteConfiguration, body: Data)
+    typealias Validator = (etag: String, config: any RemoteConfig, body: Data)
 
     /// Fetches and decodes a configuration: everything
     /// ``HTTPConfigFetchService/fetchLiveConfigWithBody()`` does, for any configuration type.
@@ -113,8 +113,8 @@ extension HTTPTransfer {
     /// - Throws: ``ConfigFetchError``, what `decode` throws, or `CancellationError`.
     static func fetch(
         _ url: URL, headers: [String: String], timeout: TimeInterval, maximumBodySize: Int, session: URLSession,
-        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfiguration
-    ) async throws -> (config: any RemoteConfiguration, body: Data) {
+        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfig
+    ) async throws -> (config: any RemoteConfig, body: Data) {
         // Only the transfer is asynchronous: the rest is in synchronous functions, which take less
         // code than the parts an `async` function is split into.
         let previous = validator.withLock { $0 }
@@ -154,8 +154,8 @@ extension HTTPTransfer {
     /// The configuration a response brings: decoded from its body, or the previous one for 304.
     private static func accept(
         _ body: Data, _ response: URLResponse, previous: Validator?, maximumBodySize: Int,
-        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfiguration
-    ) throws -> (config: any RemoteConfiguration, body: Data) {
+        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfig
+    ) throws -> (config: any RemoteConfig, body: Data) {
         guard let http = response as? HTTPURLResponse else {
             throw ConfigFetchError(code: .transport, reason: "the response is not HTTP")
         }

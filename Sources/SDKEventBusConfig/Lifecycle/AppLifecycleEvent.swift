@@ -1,7 +1,7 @@
 /// Something the app's lifecycle tells a configuration lifecycle, from an app-lifecycle hook.
 ///
 /// On Apple platforms the client forwards UIKit's foreground and low-power notifications itself;
-/// elsewhere, or with your own hooks, call ``CatalogueClient/handle(_:)``.
+/// elsewhere, or with your own hooks, call ``CatalogClient/handle(_:)``.
 public enum AppLifecycleEvent: Sendable {
     /// The app came to the foreground: a stale configuration is refreshed.
     case willEnterForeground

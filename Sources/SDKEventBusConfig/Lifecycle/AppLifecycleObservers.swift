@@ -31,7 +31,7 @@ struct AppLifecycleTrigger: Sendable {
     }
 
     /// What the platform this runs on posts: nothing on Linux and Windows, where the SDK forwards
-    /// its own hooks to `CatalogueClient.handle(_:)`.
+    /// its own hooks to `CatalogClient.handle(_:)`.
     static var platform: [Self] {
         #if os(macOS)
             [appKitForeground, lowPowerMode]

@@ -4,8 +4,8 @@ import Foundation
 /// then fetch → decode → store, refreshing on an interval and on demand, with backoff after
 /// failures, until the task running it is cancelled.
 ///
-/// ``CatalogueClient`` runs one, in the task it owns; an SDK that keeps its own store hands it to
-/// ``CatalogueClient/init(store:configuration:fetchService:)``. The lifecycle stops when its task is
+/// ``CatalogClient`` runs one, in the task it owns; an SDK that keeps its own store hands it to
+/// ``CatalogClient/init(store:configuration:fetchService:)``. The lifecycle stops when its task is
 /// cancelled.
 ///
 /// A failed fetch, including a malformed body, never touches the store: the last good configuration
@@ -17,12 +17,12 @@ import Foundation
 /// Low power mode (``handle(_:)``) pauses periodic refreshes and retries once the SDK is ready; it
 /// never holds the first fetch, a retry that readiness waits for, the degraded deadline, or
 /// ``refreshNow()``.
-package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
+package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// The configuration type.
-    package typealias Config = Catalogue.Config
+    package typealias Config = Catalog.Config
 
     /// The store the lifecycle fills.
-    package let store: CatalogueConfigStore<Catalogue>
+    package let store: CatalogConfigStore<Catalog>
     /// How the lifecycle loads, refreshes and becomes ready.
     package let configuration: LifecycleConfiguration<Config>
 
@@ -49,7 +49,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///   - fetchService: Where the configuration comes from.
     ///   - configuration: How to load, refresh and become ready.
     package init(
-        store: CatalogueConfigStore<Catalogue>,
+        store: CatalogConfigStore<Catalog>,
         fetchService: some ConfigFetching<Config>,
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration()
     ) {
@@ -110,7 +110,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
     ///
     /// Every current and later `waitForReady()` of the store throws `error`, and so does every
     /// refresh in flight or asked for later. Once the store is ready it does nothing: the last good
-    /// configuration stays in use. ``CatalogueClient/failReadiness(with:)`` calls it.
+    /// configuration stays in use. ``CatalogClient/failReadiness(with:)`` calls it.
     ///
     /// - Parameter error: What every waiter throws.
     /// - Returns: Whether this call ended readiness.
@@ -121,7 +121,7 @@ package final class ConfigLifecycle<Catalogue: LifecycleCatalogue>: Sendable {
         return true
     }
 
-    /// Stops fetching for good, leaving the store and the bus as they are: ``CatalogueClient/stopFetching()``.
+    /// Stops fetching for good, leaving the store and the bus as they are: ``CatalogClient/stopFetching()``.
     package func stopFetching() {
         stop(because: CancellationError())
     }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// How a configuration lifecycle loads, refreshes and becomes ready: the settings of the
-/// ``CatalogueClient`` that runs it.
+/// ``CatalogClient`` that runs it.
 ///
 /// ```swift
 /// var configuration = SDKConfiguration()
@@ -10,7 +10,7 @@ public import Foundation
 /// configuration.readinessPolicy = .degraded()   // never hang at launch when offline
 /// let sdk = SDKClient(configuration: configuration, fetchService: service)
 /// ```
-public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
+public struct LifecycleConfiguration<Config: RemoteConfig>: Sendable {
     /// The shortest refresh interval: 1 s.
     ///
     /// Shorter ones are raised to it, so that a misconfigured interval cannot hammer the
@@ -23,7 +23,7 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     }
 
     /// How long after a successful fetch the lifecycle fetches again, in seconds; `nil` fetches only
-    /// until the first success, and after that only on demand (``CatalogueClient/refreshNow()``, or
+    /// until the first success, and after that only on demand (``CatalogClient/refreshNow()``, or
     /// a stale configuration with ``timeToLive``).
     ///
     /// At least 1 s: a shorter one, or one that is not a number, is raised to it.
@@ -34,10 +34,10 @@ public struct LifecycleConfiguration<Config: RemoteConfiguration>: Sendable {
     ///
     /// `false` is for an SDK that loads its first configuration by itself (bundled, pushed, or from
     /// a fetch of its own) and hands it to the store with
-    /// ``CatalogueConfigStore/setConfig(_:from:fetchedAt:)``: the lifecycle then waits for a first
+    /// ``CatalogConfigStore/setConfig(_:from:fetchedAt:)``: the lifecycle then waits for a first
     /// configuration (that one, or the cache's or ``initialConfig`` as the readiness policy allows)
     /// and refreshes every ``refreshInterval`` from then on. A refresh asked for
-    /// (``CatalogueClient/refreshNow()``) runs at once either way.
+    /// (``CatalogClient/refreshNow()``) runs at once either way.
     public var fetchesOnStart = true
     /// How long the lifecycle waits after failed fetches.
     public var retryPolicy: RetryPolicy

@@ -47,12 +47,12 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// fetched.
     case refreshSkipped(age: TimeInterval, timeToLive: TimeInterval)
     /// Periodic refreshes and retries (once the SDK is ready) were paused, by low power mode or
-    /// ``CatalogueClient/pauseRefreshing()``, or resumed (`false`).
+    /// ``CatalogClient/pauseRefreshing()``, or resumed (`false`).
     case refreshPaused(Bool)
     /// A periodic refresh or a retry fell due while paused, and waits for the pause to end: it
     /// runs as soon as it does.
     case refreshHeld
-    /// The lifecycle ended: the SDK shut down, or stopped it (``CatalogueClient/stopFetching()``),
+    /// The lifecycle ended: the SDK shut down, or stopped it (``CatalogClient/stopFetching()``),
     /// or readiness failed.
     case stopped
 

@@ -1,10 +1,10 @@
 /// What a store's `setConfig(_:from:fetchedAt:)` did with a configuration.
 public enum ConfigChange: Sendable, Equatable, CustomStringConvertible {
-    /// It was the first configuration: the store became ready and announced it (the catalogue's
+    /// It was the first configuration: the store became ready and announced it (the catalog's
     /// ready payload; `SystemEvent.ready` for the built-in one).
     case first
     /// It differed from the current one and is now in effect; the store announced it if the
-    /// catalogue's ``LifecycleCatalogue/configUpdatedPayload(_:)`` returned a payload
+    /// catalog's ``LifecycleCatalog/configUpdatedPayload(_:)`` returned a payload
     /// (`SystemEvent.configUpdated` for the built-in one).
     case updated
     /// It equalled the current one: nothing changed and nothing fired.

@@ -1,6 +1,6 @@
 /// Where a configuration came from: what is in effect (``SDKStatus/source``), what an update
 /// brought (``ConfigUpdate/source``), and what an SDK that fetches by itself passes to
-/// ``CatalogueConfigStore/setConfig(_:from:fetchedAt:)``.
+/// ``CatalogConfigStore/setConfig(_:from:fetchedAt:)``.
 ///
 /// A degraded start has no configuration, so it has no `ConfigSource`: ``Readiness/source`` is a
 /// ``Readiness/Source``, which adds ``Readiness/Source/degraded``.

@@ -1,9 +1,9 @@
-/// A configuration that replaced another: what a ``LifecycleCatalogue`` turns into its "updated"
+/// A configuration that replaced another: what a ``LifecycleCatalog`` turns into its "updated"
 /// event.
 ///
 /// The store commits ``current`` before the event is fired, so a listener that reads the store
 /// sees it.
-public struct ConfigUpdate<Config: RemoteConfiguration>: Sendable {
+public struct ConfigUpdate<Config: RemoteConfig>: Sendable {
     // The configurations are boxed, so that the update's layout does not depend on their type: its
     // value witnesses are then small fixed-layout ones rather than large generic ones.
     private var previousBox: Boxed<Config>?

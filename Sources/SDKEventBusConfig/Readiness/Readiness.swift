@@ -12,7 +12,7 @@ public import Foundation
 /// ```
 ///
 ///
-/// The ready event carries the same facts (`ReadyPayload` for the built-in catalogue).
+/// The ready event carries the same facts (`ReadyPayload` for the built-in catalog).
 ///
 /// Not `Equatable`: its ``error`` is any error, and errors cannot be compared in general (two
 /// descriptions can match for different errors, and differ for equal ones). Compare the fields

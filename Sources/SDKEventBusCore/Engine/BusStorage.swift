@@ -3,7 +3,7 @@
 ///
 /// It is not generic. Payloads are copied in and destroyed through the bus's ``PayloadLayout`` and
 /// handed to passes by address; callbacks are stored erased (``ErasedCallback``). So the engine is
-/// the same compiled code for every catalogue, the built-in one and those declared in other
+/// the same compiled code for every catalog, the built-in one and those declared in other
 /// modules, with no generic metadata to look up on the fire → delivery path.
 ///
 /// A fire takes the lock once: it queues the payload for each lane that has listeners of its event

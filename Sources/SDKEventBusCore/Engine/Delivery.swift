@@ -46,10 +46,17 @@ extension Delivery where Context == MainActor {
     public static var mainActor: Delivery<MainActor> { Delivery(lane: .mainActor) }
 }
 
-extension Delivery where Context == Never {
-    /// On the firing thread, before `fire` returns: for an SDK's own components that must observe
-    /// events synchronously. (`Never`: the callback is isolated to no actor.)
-    public static var immediate: Delivery<Never> { Delivery(lane: .immediate) }
+/// The context of ``Delivery/immediate``: the thread that fires, with no actor.
+///
+/// It names the callbacks' context in signatures (`Delivery<FiringThread>`); it has no values.
+public enum FiringThread {}
+
+extension Delivery where Context == FiringThread {
+    /// On the firing thread, before `fire` returns.
+    ///
+    /// For an SDK's own components that must observe events synchronously. The callback is isolated
+    /// to no actor.
+    public static var immediate: Delivery<FiringThread> { Delivery(lane: .immediate) }
 }
 
 extension Delivery where Context: Actor {

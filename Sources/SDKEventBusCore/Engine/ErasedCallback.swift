@@ -1,5 +1,5 @@
 /// A listener's callback with its payload type and isolation erased, so that one engine keeps the
-/// callbacks of every catalogue and every delivery lane in one entry layout.
+/// callbacks of every catalog and every delivery lane in one entry layout.
 ///
 /// It is the closure the subscriber passed, unchanged: no wrapper, no allocation. The engine calls
 /// it with the address of a payload, on the executor its subscription asked for.

@@ -1,7 +1,7 @@
 /// How to copy, move and destroy the payloads of one bus: all the engine knows of their type.
 ///
 /// The engine is not generic: it keeps payloads as raw bytes in its queues and hands passes their
-/// address. Generic code would run unspecialized for every catalogue declared in another module
+/// address. Generic code would run unspecialized for every catalog declared in another module
 /// (and, called from another module, for the built-in one too), paying metadata lookups on every
 /// fire; a layout made once per bus costs one indirect call per copy instead.
 ///

@@ -1,7 +1,7 @@
 /// A JSON body that could not be decoded — a configuration, a cached configuration, an event's wire
 /// form — with what was wrong and where.
 ///
-/// Thrown by ``RemoteConfiguration/decode(from:)``, by every fetch service that decodes a body, by
+/// Thrown by ``RemoteConfig/decode(from:)``, by every fetch service that decodes a body, by
 /// the file cache, and by the wire form's `WireCodablePayload.init(wireJSON:)`. The SDK rejects such a
 /// configuration: the previous one stays in place and no event fires.
 ///
@@ -29,7 +29,7 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
         public static let invalidEncoding = Code(value: 1)
         /// The body is not well-formed JSON.
         public static let invalidSyntax = Code(value: 2)
-        /// Objects and arrays are nested deeper than ``RemoteConfiguration/maximumNestingDepth``.
+        /// Objects and arrays are nested deeper than ``RemoteConfig/maximumNestingDepth``.
         public static let nestingTooDeep = Code(value: 3)
         /// An object has the same key twice.
         public static let duplicateKey = Code(value: 4)
@@ -44,7 +44,7 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
         /// A field has the right type but a value that cannot be used: an unknown enum case, an
         /// invalid URL, or a value your type's own `init(from:)` rejected with an error of its own.
         public static let invalidValue = Code(value: 8)
-        /// An event's wire form names an event its catalogue does not have.
+        /// An event's wire form names an event its catalog does not have.
         public static let unknownEvent = Code(value: 9)
 
         /// The code's name, for logs.

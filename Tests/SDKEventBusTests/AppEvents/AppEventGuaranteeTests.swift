@@ -2,7 +2,7 @@ import Foundation
 import SDKEventBus
 import Testing
 
-/// Every guarantee of the catalogue bus, pinned on the app-event bus. (The
+/// Every guarantee of the catalog bus, pinned on the app-event bus. (The
 /// model-checked workout in `BusModelTests` drives the app bus as well.)
 @Suite(.timeLimit(.minutes(2))) struct AppEventGuaranteeTests {
     struct Tick: AppEvent {

@@ -38,7 +38,7 @@ import Testing
         #expect(Self.laneCount(bus.storage) <= 8)
     }
 
-    @Test func catalogueBusFreesTheLanesOfActorsThatAreGone() async {
+    @Test func catalogBusFreesTheLanesOfActorsThatAreGone() async {
         let (bus, emitter) = EventBus.makeBus()
         for _ in 0..<1_000 {
             let listener = Listener()

@@ -38,7 +38,7 @@ import Testing
         #expect(bus.listenerCount(for: Ping.self) == 0)
     }
 
-    @Test func theCatalogueBusDoesNotKeepAnActorWithALiveSubscriptionAlive() async {
+    @Test func theCatalogBusDoesNotKeepAnActorWithALiveSubscriptionAlive() async {
         let (bus, emitter) = EventBus.makeBus()
         var listener: Listener? = Listener()
         weak let watched = listener
@@ -67,7 +67,7 @@ import Testing
         #expect(Self.storedCallback(of: token, in: bus.storage) == nil, "the subscription ended")
     }
 
-    @Test func aCatalogueBusCallbackReachedAfterItsActorIsGoneCallsNothingAndEndsItsSubscription() async throws {
+    @Test func aCatalogBusCallbackReachedAfterItsActorIsGoneCallsNothingAndEndsItsSubscription() async throws {
         let (bus, _) = EventBus.makeBus()
         var listener: Listener? = Listener()
         weak let watched = listener

@@ -12,7 +12,7 @@ import Testing
 @Suite struct ReplayClearingTests {
     @Test func aLateListenerAfterAClearedStickyEventReceivesNothingUntilTheNextFire() async {
         let tally = Tally()
-        let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+        let (bus, emitter) = CatalogBus<SessionEvent>.makeBus()
         emitter.fire(.userIdentified(HeavyPayload(1, tally: tally, weakTarget: nil)))
         emitter.clearReplay(of: .userIdentified)  // the user logged out
 
@@ -74,10 +74,10 @@ import Testing
     /// (or trap, with the error-checking lock of debug builds).
     final class CallsBackOnDeinit: Marked {
         let number: Int
-        let bus: CatalogueBus<SessionEvent>
+        let bus: CatalogBus<SessionEvent>
         let ran: Counter
 
-        init(_ number: Int, bus: CatalogueBus<SessionEvent>, ran: Counter) {
+        init(_ number: Int, bus: CatalogBus<SessionEvent>, ran: Counter) {
             self.number = number
             self.bus = bus
             self.ran = ran
@@ -91,7 +91,7 @@ import Testing
 
     @Test func theClearedPayloadIsDestroyedOutsideTheLockBeforeClearReturns() async {
         let tally = Tally()
-        let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+        let (bus, emitter) = CatalogBus<SessionEvent>.makeBus()
         let ran = Counter()
         emitter.fire(
             .userIdentified(

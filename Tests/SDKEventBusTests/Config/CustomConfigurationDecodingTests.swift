@@ -6,7 +6,7 @@ import Testing
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
-/// An SDK's own `Decodable` configuration gets the strict decoding of `RemoteConfiguration`.
+/// An SDK's own `Decodable` configuration gets the strict decoding of `RemoteConfig`.
 ///
 /// Every malformed body is rejected with a code, the JSON path and the reason, whatever the decoder
 /// reported. A number that does not fit its field's type used to come out as "The given data was
@@ -14,7 +14,7 @@ import Testing
 @Suite struct CustomConfigurationDecodingTests {
     /// An SDK's configuration with whole numbers, nested objects and arrays, a dictionary of small
     /// numbers, a `Float`, an enum and a field that validates itself.
-    struct RolloutConfig: RemoteConfiguration, Codable {
+    struct RolloutConfig: RemoteConfig, Codable {
         enum Stage: String, Codable {
             case beta
             case live

@@ -18,7 +18,7 @@ import Testing
     static var isOnTheMainQueue: Bool { DispatchQueue.getSpecific(key: mainQueueMark) == true }
 
     /// A configuration that records whether it was decoded on the main actor's queue.
-    struct ThreadProbe: RemoteConfiguration {
+    struct ThreadProbe: RemoteConfig {
         static let decodedOnTheMainQueue = LockedValue<[Bool]>([])
 
         static func decode(from body: Data) throws(JSONDecodingError) -> ThreadProbe {

@@ -32,7 +32,7 @@ import Testing
         }
 
         /// Fires `count` payloads while this actor is busy, so that they pile up on its lane.
-        func fire(_ count: Int, on emitter: CatalogueEmitter<SessionEvent>, tally: Tally, weakTarget: Tracked) {
+        func fire(_ count: Int, on emitter: CatalogEmitter<SessionEvent>, tally: Tally, weakTarget: Tracked) {
             for number in 0..<count { emitter.fire(.ping(HeavyPayload(number, tally: tally, weakTarget: weakTarget))) }
         }
     }
@@ -144,7 +144,7 @@ import Testing
         let target = Tracked(tally)
         let sink = Sink()
         do {
-            let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+            let (bus, emitter) = CatalogBus<SessionEvent>.makeBus()
             bus.on(.ping, delivery: .isolated(to: sink)) { sink, payload in
                 sink.record(payload.heavy, weakTarget: target)
             }
@@ -163,7 +163,7 @@ import Testing
         let target = Tracked(tally)
         let received = Recorder<Bool>()
         do {
-            let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+            let (bus, emitter) = CatalogBus<SessionEvent>.makeBus()
             bus.on(.ping) { payload in received.append(payload.heavy.isIntact(weakTarget: target)) }
             // The main actor is this test's: every fire waits on the lane until the flush.
             for number in 0..<Self.burst {
@@ -181,7 +181,7 @@ import Testing
         let target = Tracked(tally)
         let received = LockedValue<[Int]>([])
         do {
-            let (bus, emitter) = CatalogueBus<SessionEvent>.makeBus()
+            let (bus, emitter) = CatalogBus<SessionEvent>.makeBus()
             for number in 0..<5 {
                 emitter.fire(.userIdentified(HeavyPayload(number, tally: tally, weakTarget: target)))
                 emitter.fire(.preferencesChanged(HeavyPayload(number, tally: tally, weakTarget: target)))

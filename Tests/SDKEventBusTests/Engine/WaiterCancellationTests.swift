@@ -30,7 +30,7 @@ import Testing
 
     struct Ping: AppEvent {}
 
-    static func catalogueBus() -> Subject {
+    static func catalogBus() -> Subject {
         let (bus, emitter) = EventBus.makeBus()
         return Subject(
             storage: bus.storage,
@@ -52,7 +52,7 @@ import Testing
         )
     }
 
-    static let subjects: [@Sendable () -> Subject] = [catalogueBus, appBus]
+    static let subjects: [@Sendable () -> Subject] = [catalogBus, appBus]
 
     /// A listener held inside its callback on a thread of its own, until `release()`.
     struct HeldListener {
@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func aCancelledFlushDoesNotDisturbAnotherOne() async {
-        let subject = Self.catalogueBus()
+        let subject = Self.catalogBus()
         let held = await HeldListener(on: subject)
         let other = Task { await subject.flush() }
         await subject.storage.waitForWaiters(.flush, 1, lane: BusStorage.immediateLane)

@@ -2,11 +2,11 @@ import SDKEventBus
 import SDKEventBusTesting
 import Testing
 
-/// `CatalogueConformance` from the testing library on the built-in catalogue: its committed wire
+/// `CatalogConformance` from the testing library on the built-in catalog: its committed wire
 /// names, replay rules and typed payloads.
 @Suite struct BuiltInConformanceTests {
-    @Test func builtInCatalogueKeepsItsWireContract() throws {
-        try CatalogueConformance<SystemEvent>(
+    @Test func builtInCatalogKeepsItsWireContract() throws {
+        try CatalogConformance<SystemEvent>(
             rawValues: [
                 "ready", "config.updated", "api.queue.released", "bucketing", "conversion", "segments",
                 "location.activated", "location.deactivated", "audiences", "datastore.queue.released",

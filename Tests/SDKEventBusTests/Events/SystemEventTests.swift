@@ -32,21 +32,21 @@ import Testing
         }
     }
 
-    @Test func catalogueHasExactlyTenEvents() {
+    @Test func catalogHasExactlyTenEvents() {
         #expect(
             SystemEvent.allCases.count == 10,
-            "The event catalogue is a frozen cross-SDK wire contract: adding or removing an event is a breaking change."
+            "The event catalog is a frozen cross-SDK wire contract: adding or removing an event is a breaking change."
         )
     }
 
-    @Test func positionsIndexTheCatalogueInOrderReadFromTheValueItself() {
-        let index = CatalogueIndex<SystemEvent>()
+    @Test func positionsIndexTheCatalogInOrderReadFromTheValueItself() {
+        let index = CatalogIndex<SystemEvent>()
         #expect(SystemEvent.allCases.map(index.position(of:)) == Array(0..<SystemEvent.allCases.count))
     }
 
     @Test func everyEventHasExactlyOnePayloadCase() {
         let events = SamplePayloads.all.map(\.event)
-        #expect(events == SystemEvent.allCases, "one payload case per event, in catalogue order")
+        #expect(events == SystemEvent.allCases, "one payload case per event, in catalog order")
         #expect(Set(events).count == SystemEvent.allCases.count)
     }
 

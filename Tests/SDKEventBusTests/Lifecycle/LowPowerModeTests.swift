@@ -16,7 +16,7 @@ import Testing
     let a = Fixtures.config(named: "A")
     let b = Fixtures.config(named: "B")
 
-    /// A lifecycle of the built-in catalogue on the rig's clock, not started.
+    /// A lifecycle of the built-in catalog on the rig's clock, not started.
     func lifecycle(_ service: MockConfigFetchService) -> ConfigLifecycle<SystemEvent> {
         let (_, emitter) = EventBus.makeBus()
         return ConfigLifecycle(

@@ -6,7 +6,7 @@ import Testing
 
 /// Values that keep a configuration boxed (to keep their layout fixed) still print and reflect it.
 @Suite struct BoxedFieldReflectionTests {
-    struct Settings: RemoteConfiguration, Codable, Equatable {
+    struct Settings: RemoteConfig, Codable, Equatable {
         var theme: String
     }
 

@@ -42,17 +42,17 @@ import Testing
 
     /// The kinds of bus the workout drives: both run on the one engine, through different fronts.
     enum BusKind: String, CaseIterable, CustomStringConvertible, Sendable {
-        /// An SDK's catalogue bus, fired through its emitter.
-        case catalogue
+        /// An SDK's catalog bus, fired through its emitter.
+        case catalog
         /// An app-event bus, events published and subscribed to by type.
         case appEvents
 
         var description: String { rawValue }
 
-        /// The share of the operations this kind runs: the catalogue bus carries the full workout.
+        /// The share of the operations this kind runs: the catalog bus carries the full workout.
         var operations: Int {
             switch self {
-            case .catalogue: BusModelTests.totalOperations
+            case .catalog: BusModelTests.totalOperations
             case .appEvents: BusModelTests.totalOperations / 4
             }
         }
@@ -90,7 +90,7 @@ import Testing
     static func runRound(_ kind: BusKind, seed: UInt64, operations: Int) async -> RoundResult {
         let bus: any ModelBus =
             switch kind {
-            case .catalogue: CatalogueModelBus()
+            case .catalog: CatalogModelBus()
             case .appEvents: AppModelBus()
             }
         let checker = BusModelChecker()

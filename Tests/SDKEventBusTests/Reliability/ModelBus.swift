@@ -5,7 +5,7 @@
 @testable import SDKEventBusWire
 
 /// What the model-checked workout does with a bus, so that one workout drives every front of the
-/// engine: the catalogue bus and the app-event bus.
+/// engine: the catalog bus and the app-event bus.
 ///
 /// A fire carries its ``BusModelChecker/FireKey`` in its payload; every callback hands the key it
 /// received to `deliver`.
@@ -40,8 +40,8 @@ extension BusModelChecker.Lane {
     }
 }
 
-/// The built-in catalogue bus; the key travels in an `apiQueueReleased` or a `conversion` payload.
-struct CatalogueModelBus: ModelBus {
+/// The built-in catalog bus; the key travels in an `apiQueueReleased` or a `conversion` payload.
+struct CatalogModelBus: ModelBus {
     let bus: EventBus
     let emitter: EventEmitter
 

@@ -62,7 +62,7 @@ import SDKEventBusTesting
     }
 }
 
-extension EventRecorder where Catalogue == SystemEvent {
+extension EventRecorder where Catalog == SystemEvent {
     /// The payload of the first `.ready` event recorded, if one arrived.
     var readiness: ReadyPayload? {
         payloads.lazy.compactMap { ReadyPayload($0) }.first

@@ -22,7 +22,7 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
     }
 }
 
-/// One sample payload per event, for tests that must cover the whole catalogue.
+/// One sample payload per event, for tests that must cover the whole catalog.
 enum SamplePayloads {
     static let all: [EventPayloadValue] = [
         .ready(ReadyPayload()),

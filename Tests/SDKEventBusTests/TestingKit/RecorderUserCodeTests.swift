@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aTimedOutWaitDescribesAPayloadWhoseDescriptionReadsTheRecorder() async throws {
-        let (bus, emitter) = CatalogueBus<ProbeEvent>.makeBus()
+        let (bus, emitter) = CatalogBus<ProbeEvent>.makeBus()
         let recorder = EventRecorder(bus, delivery: .immediate)
         let seenBy = LockedValue<EventRecorder<ProbeEvent>?>(recorder)
         emitter.fire(ProbePayload(seenBy: seenBy))
@@ -39,13 +39,13 @@ import Testing
     }
 }
 
-/// A one-event catalogue whose payload describes itself by reading the recorder that records it.
-enum ProbeEvent: String, EventCatalogue {
+/// A one-event catalog whose payload describes itself by reading the recorder that records it.
+enum ProbeEvent: String, EventCatalog {
     case probe
     typealias Payload = ProbePayload
 }
 
-struct ProbePayload: CataloguePayload, CustomStringConvertible {
+struct ProbePayload: CatalogPayload, CustomStringConvertible {
     let seenBy: LockedValue<EventRecorder<ProbeEvent>?>
     var event: ProbeEvent { .probe }
     var description: String {

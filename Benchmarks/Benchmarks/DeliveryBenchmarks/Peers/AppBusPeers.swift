@@ -119,7 +119,7 @@ final class TypeKeyedTaskPerCallbackPeer: DeliveryPeer {
 }
 
 /// This package's app bus, handlers isolated to one custom actor (`delivery: .isolated(to:)`): the
-/// app bus's counterpart of the catalogue bus in the actor-delivery scenarios.
+/// app bus's counterpart of the catalog bus in the actor-delivery scenarios.
 @MainActor
 final class AppBusActorPeer: ActorDeliveryPeer {
     nonisolated static let name = "app bus"

@@ -1,0 +1,312 @@
+public import Foundation
+
+/// Holds an SDK's configuration and the readiness gate that opens when the first one arrives, and
+/// announces both on the SDK's bus.
+///
+/// The first ``setConfig(_:from:fetchedAt:)`` makes the store ready: it commits the configuration,
+/// fires the catalog's ready payload, then resumes every ``waitForReady()`` caller with the same
+/// ``Readiness``. A later configuration that differs (one not `==` to the current one; every one,
+/// for a configuration that is not `Equatable`) is committed and announced with the catalog's
+/// "updated" payload; the same one changes nothing. The lifecycle can also resolve
+/// readiness without a configuration (a degraded start), and the SDK can fail it for good with its
+/// own error (``failReadiness(with:)``); whichever of these comes first decides what every caller
+/// gets.
+///
+/// ```swift
+/// let (bus, emitter) = CatalogBus<FlagEvent>.makeBus()
+/// let store = CatalogConfigStore(emitter: emitter)
+///
+/// Task { let readiness = try await store.waitForReady(); print(readiness.source) }
+/// await store.setConfig(flags)   // fires .initialized, then resumes the waiter
+/// ```
+///
+/// The built-in catalog's store is `ConfigStore`.
+public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
+
+    /// The configuration (boxed, so that this state's layout does not depend on its type and its
+    /// value witnesses stay small) and the last error.
+    private struct State {
+        var config: Boxed<Catalog.Config>?
+        var lastError: (any Error)?
+    }
+
+    private nonisolated let gate = ReadinessGate<Readiness>()
+    private nonisolated let state = LockedValue(State())
+    /// The emitter the store announces readiness and changes through.
+    package nonisolated let emitter: CatalogEmitter<Catalog>
+
+    /// Creates a store that fires its events through `emitter`.
+    ///
+    /// - Parameter emitter: The emitter of the bus the store announces readiness and changes on.
+    public init(emitter: CatalogEmitter<Catalog>) {
+        self.emitter = emitter
+    }
+
+    // MARK: State
+
+    /// The configuration in effect, or `nil` before the first one (and after a degraded start,
+    /// until one arrives).
+    ///
+    /// Committed before the ready or updated event fires and before waiters resume, so it is
+    /// readable as soon as ``waitForReady()`` returns.
+    public nonisolated var config: Catalog.Config? { state.withLock { $0.config }?.value }
+
+    /// Whether readiness was resolved and the store has not been shut down.
+    ///
+    /// `true` from the moment readiness is resolved, so a ready listener finds it; a
+    /// ``waitForReady()`` then returns at once, or, while the ready event is still being fired, as
+    /// soon as it has been.
+    public nonisolated var isReady: Bool { gate.outcome != nil }
+
+    /// How the store became ready, once it did (and until it is shut down).
+    public nonisolated var readiness: Readiness? { gate.outcome }
+
+    /// The last error recorded with ``recordError(_:)`` or ``failReadiness(with:)``.
+    package nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
+
+    /// How many callers are waiting for readiness now, for the tests and benchmarks of the package
+    /// (the testing library's `waitForWaiters` waits for a count without polling).
+    package nonisolated var waiterCount: Int { gate.waiterCount }
+
+    /// Whether the store was shut down, for the client's `SDKStatus.isShutDown`.
+    nonisolated var isShutDown: Bool { gate.isShutDown }
+
+    /// Whether readiness is decided: ready, failed or shut down.
+    package nonisolated var isDecided: Bool { !gate.isWaiting }
+
+    /// The watcher of the callers waiting for readiness, installed by the first call.
+    ///
+    /// The hook behind the testing library's `waitForWaiters`: returns the watcher installed, or
+    /// else installs the one `make` creates. The watcher is told, outside any lock, each time a
+    /// caller has started waiting and once readiness is decided.
+    package nonisolated func readinessWatcher(
+        orInstall make: () -> any ReadinessGateWatcher
+    ) -> any ReadinessGateWatcher {
+        gate.watcher(orInstall: make)
+    }
+
+    // MARK: Changes
+
+    /// Makes `newConfig` the configuration in effect and announces it.
+    ///
+    /// Before readiness, it commits the configuration, fires the ready payload and resumes every
+    /// waiter. After, it commits and fires the updated payload when the configuration differs from
+    /// the current one, and does nothing when it is equal. After a failure or ``shutdown()`` it is
+    /// ignored.
+    ///
+    /// - Parameters:
+    ///   - newConfig: The configuration to apply.
+    ///   - source: Where it came from: ``ConfigSource/live`` (the default), ``ConfigSource/cache``
+    ///     or ``ConfigSource/initial``.
+    ///   - fetchedAt: When it was fetched or saved, for ``Readiness/configAge``; `nil` for a live
+    ///     configuration means now.
+    /// - Returns: What the store did with it.
+    @discardableResult
+    public func setConfig(_ newConfig: Catalog.Config, from source: ConfigSource = .live, fetchedAt: Date? = nil)
+        -> ConfigChange
+    {
+        setConfig(newConfig, from: source, fetchedAt: fetchedAt) { _ in }
+    }
+
+    /// ``setConfig(_:from:fetchedAt:)``, calling `willAnnounce` with what it does once it has
+    /// decided and committed, before it fires anything or resumes a waiter.
+    ///
+    /// The lifecycle records its status and reports its step there, so that a diagnostic comes
+    /// before the events and the `ready()` returns that the step caused.
+    package func setConfig(
+        _ newConfig: Catalog.Config,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
+        setConfig(Boxed(newConfig), from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+    }
+
+    /// ``setConfig(_:from:fetchedAt:willAnnounce:)`` with the configuration in the box the store
+    /// keeps it in: the lifecycle holds its configurations boxed, so none is copied on the way.
+    func setConfig(
+        _ newConfig: Boxed<Catalog.Config>,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
+        let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+        if change == .ignored || change == .unchanged { willAnnounce(change) }
+        return change
+    }
+
+    /// Applies `newConfig`; calls `willAnnounce` only before an announcement.
+    private func apply(
+        _ newConfig: Boxed<Catalog.Config>,
+        from source: ConfigSource,
+        fetchedAt: Date?,
+        willAnnounce: @Sendable (ConfigChange) -> Void
+    ) -> ConfigChange {
+        guard !gate.isShutDown else { return .ignored }
+        if gate.isWaiting {
+            let now = Date()
+            let date = fetchedAt ?? (source == .live ? now : nil)
+            let readiness = Readiness(
+                source: Readiness.Source(source),
+                configAge: date.map { max(0, now.timeIntervalSince($0)) },
+                date: now
+            )
+            // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
+            state.withLock { $0.config = newConfig }
+            let opened = gate.open(readiness) {
+                willAnnounce(.first)
+                emitter.fire(Catalog.readyPayload(readiness, config: newConfig.value))
+            }
+            guard opened else {
+                // Failed or shut down meanwhile: the configuration was never in effect.
+                state.withLock { $0.config = nil }
+                return .ignored
+            }
+            return .first
+        }
+        guard gate.outcome != nil else { return .ignored }  // readiness failed for good
+        // Boxes throughout, so that no configuration is copied here.
+        let previous = state.withLock { state -> Boxed<Catalog.Config>? in
+            defer { state.config = newConfig }
+            return state.config
+        }
+        if let previous, newConfig.value.isSameConfiguration(as: previous.value) { return .unchanged }
+        willAnnounce(.updated)
+        if let payload = Catalog.configUpdatedPayload(
+            ConfigUpdate(boxedPrevious: previous, current: newConfig, source: source))
+        {
+            emitter.fire(payload)
+        }
+        return .updated
+    }
+
+    /// Declares the store ready without a configuration: a degraded start, so that an app never
+    /// hangs at launch when the SDK has no configuration to give it.
+    ///
+    /// For an SDK that fetches and caches by itself: its first fetch failed and nothing is cached, or
+    /// its bundled configuration did not decode. Fires the ready payload with
+    /// ``Readiness/Source/degraded`` and resumes every waiter with a ``Readiness`` whose
+    /// ``Readiness/error`` is `error`. A configuration set later is announced as an update.
+    ///
+    /// ```swift
+    /// do {
+    ///     await store.setConfig(try FlagSet.decode(from: bundledBody), from: .initial)
+    /// } catch {
+    ///     await store.setDegraded(because: error)   // ready() returns, degraded; the app uses defaults
+    /// }
+    /// ```
+    ///
+    /// - Parameter error: Why the SDK has no configuration (the failed fetch, a deadline).
+    /// - Returns: Whether this call made the store ready (`false` when it was already ready, failed
+    ///   or shut down).
+    @discardableResult
+    public func setDegraded(because error: any Error) -> Bool {
+        setDegraded(because: error) {}
+    }
+
+    /// ``setDegraded(because:)``, calling `willAnnounce` once it resolved readiness, before it
+    /// fires or resumes a waiter.
+    package func setDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
+        let readiness = Readiness(source: .degraded, error: error)
+        return gate.open(readiness) {
+            state.withLock { $0.lastError = error }
+            willAnnounce()
+            emitter.fire(Catalog.readyPayload(readiness, config: nil))
+        }
+    }
+
+    /// Fails readiness for good with the SDK's own error (an invalid SDK key, say): every current
+    /// and later ``waitForReady()`` throws `error`, and later configurations are ignored.
+    ///
+    /// Has no effect once readiness was resolved: the first outcome stands.
+    ///
+    /// - Parameter error: The error every waiter throws.
+    /// - Returns: Whether this call decided readiness.
+    @discardableResult
+    public nonisolated func failReadiness(with error: any Error) -> Bool {
+        failReadiness(with: error) {}
+    }
+
+    /// ``failReadiness(with:)``, calling `willFail` once it decided readiness, before any waiter
+    /// resumes.
+    package nonisolated func failReadiness(with error: any Error, willFail: () -> Void) -> Bool {
+        gate.fail(error) {
+            state.withLock { $0.lastError = error }
+            willFail()
+        }
+    }
+
+    /// Records an error that does not end readiness (a fetch that will be retried): waiters keep
+    /// waiting, and ``lastError`` reports it.
+    ///
+    /// - Parameter error: The error.
+    package nonisolated func recordError(_ error: any Error) {
+        state.withLock { $0.lastError = error }
+    }
+
+    // MARK: Waiting
+
+    /// Returns how the store became ready, once it does; at once if it already has, and with a
+    /// `timeout`, throws when it passes first.
+    ///
+    /// Suspends without blocking a thread. Every caller gets the same ``Readiness``. Cancelling the
+    /// waiting task resumes it promptly with `CancellationError` and leaves other waiters waiting. A
+    /// timeout ends only this wait: the store stays as it was, and a later wait can still succeed.
+    ///
+    /// ```swift
+    /// let readiness = try await store.waitForReady()
+    /// try await store.waitForReady(timeout: 2)                 // two seconds of real time
+    /// try await store.waitForReady(timeout: 2, clock: clock)   // on a LifecycleClock of yours
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait at most, in seconds; `nil` (the default) waits as long as it
+    ///     takes. Zero, a negative number or `nan` waits not at all.
+    ///   - clock: The clock that measures `timeout`; `nil` (the default) is real time.
+    /// - Returns: How the store became ready.
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first;
+    ///   `CancellationError` when the task is cancelled first; the error given to
+    ///   ``failReadiness(with:)``; ``ReadinessError/shutDown`` when the store is shut down first, or
+    ///   was already.
+    @discardableResult
+    public nonisolated func waitForReady(timeout: TimeInterval? = nil, clock: (any LifecycleClock)? = nil)
+        async throws -> Readiness
+    {
+        guard let timeout else { return try await gate.wait() }
+        return try await waitForReady(timeout: timeout, on: clock?.nanosecondTimer ?? SystemTimerClock())
+    }
+
+    /// Returns how the store became ready, or throws when `timeout` passes first on `timer`: what
+    /// every timed wait for readiness runs.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait, in seconds.
+    ///   - timer: The clock that measures `timeout`.
+    /// - Returns: How the store became ready.
+    /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
+    ///   ``waitForReady()`` otherwise.
+    package nonisolated func waitForReady(timeout: TimeInterval, on timer: any TimerClock) async throws
+        -> Readiness
+    {
+        if let readiness = gate.announcedOutcome { return readiness }
+        return try await withThrowingTaskGroup(of: Readiness.self) { group in
+            group.addTask { try await self.gate.wait() }
+            group.addTask {
+                try await timer.sleep(for: timeout)
+                throw ReadinessError.timedOut(after: timeout)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Shuts the store down: every waiter, and every later wait, fails with
+    /// ``ReadinessError/shutDown``; later configurations are ignored.
+    ///
+    /// Synchronous, so it can run from a `deinit`. The current configuration stays readable.
+    public nonisolated func shutdown() {
+        gate.shutDown()
+    }
+}

@@ -1,0 +1,190 @@
+/// An SDK's event bus for one catalog of events: app code subscribes with `on` and unsubscribes
+/// with ``off(_:)``; the SDK fires through the ``CatalogEmitter`` that ``makeBus(diagnostics:)``
+/// returns with it.
+///
+/// Every listener receives events in the order they were fired; within one fire, the listeners of
+/// one delivery context are called in the order they subscribed; a listener receives exactly the
+/// events fired while it was subscribed, each once. After ``off(_:)`` returns (unless its task was
+/// cancelled), its callback never runs again, not even for events already fired, and the bus no
+/// longer retains it.
+///
+/// Each subscription says where its callback runs:
+///
+/// | context | subscribe with | callback runs |
+/// | --- | --- | --- |
+/// | main actor (default) | `on(event) { … }` | on the main actor, in jobs of at most about 2 ms of callbacks |
+/// | an actor | `on(event, delivery: .isolated(to: actor)) { actor, payload in … }` | isolated to that actor |
+/// | immediate | `on(event, delivery: .immediate) { … }` | on the firing thread, before `fire` returns |
+///
+/// ```swift
+/// let (bus, emitter) = CatalogBus<FlagEvent>.makeBus()   // the SDK keeps the emitter
+///
+/// let token = bus.on(.initialized) { _ in print("flags ready") }
+/// emitter.fire(.initialized)
+/// await bus.flush()                                          // "flags ready" has been printed
+/// await bus.off(token)
+/// ```
+///
+/// Subscribing, firing and counting never suspend; only ``off(_:)`` (which may wait for a pass that
+/// is calling that listener) and ``flush()`` do. The built-in catalog's bus is `EventBus`.
+public actor CatalogBus<Catalog: EventCatalog> {
+    package nonisolated let storage: BusStorage
+    nonisolated let index: CatalogIndex<Catalog>
+
+    init(diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
+        let index = CatalogIndex<Catalog>()
+        self.index = index
+        storage = BusStorage(
+            layout: .of(Catalog.Payload.self),
+            replayRules: index.replayRules,
+            diagnostics: diagnostics
+        )
+    }
+
+    /// Ends every subscription when the bus and its emitter are gone (the emitter holds its bus).
+    ///
+    /// No one can fire any more, and subscriptions whose callbacks refer back to the bus (one-shot,
+    /// owner-bound) would otherwise keep it alive. Sequences finish.
+    deinit {
+        storage.shutDown()
+    }
+
+    /// Creates a bus and the capability to fire on it.
+    ///
+    /// Keep the emitter inside the SDK and give app code the bus: only the holder of the emitter can
+    /// fire events.
+    ///
+    /// ```swift
+    /// let (bus, emitter) = EventBus.makeBus()
+    /// ```
+    ///
+    /// - Parameter diagnostics: Called with what the bus notices (a lane falling behind, an event
+    ///   sequence dropping events), on the thread where it happens; keep it short.
+    /// - Returns: The bus, and the emitter that fires on it.
+    public static func makeBus(
+        diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil
+    ) -> (bus: CatalogBus, emitter: CatalogEmitter<Catalog>) {
+        let bus = CatalogBus(diagnostics: diagnostics)
+        return (bus, CatalogEmitter(storage: bus.storage, index: bus.index, bus: bus))
+    }
+
+    /// Fires `payload` from a component inside this package.
+    ///
+    /// SDK authors outside the package fire through the ``CatalogEmitter`` from ``makeBus(diagnostics:)``.
+    package nonisolated func fire(_ payload: Catalog.Payload) {
+        CatalogEmitter(storage: storage, index: index, bus: self).fire(payload)
+    }
+
+    /// Subscribes in `lane`; the one path every subscription takes.
+    ///
+    /// - Parameters:
+    ///   - event: The event.
+    ///   - lane: Where the callback runs.
+    ///   - owner: The object whose lifetime bounds the subscription, if any.
+    ///   - replayLatest: Whether to replay a ``ReplayRule/latestOnRequest`` event's latest payload.
+    ///   - make: Makes the callback, given the subscription (a callback that ends it calls its
+    ///     `cancel()`). Nothing is allocated for a callback that never ends itself.
+    /// - Returns: The subscription.
+    nonisolated func subscribe(
+        _ event: Catalog,
+        lane: LaneSelector,
+        owner: (any AnyObject & Sendable)? = nil,
+        replayLatest: Bool = false,
+        make: (_ subscription: EventSubscription) -> ErasedCallback
+    ) -> EventSubscription {
+        subscribe(
+            event, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }, replayLatest: replayLatest,
+            makeCallback: make)
+    }
+
+    /// Subscribes a callback isolated to the actor of `delivery`, bound to the actor's lifetime (or
+    /// to `owner`'s, and the actor's).
+    nonisolated func subscribe<A: Actor>(
+        _ event: Catalog,
+        isolatedTo delivery: Delivery<A>,
+        owner: (any AnyObject & Sendable)? = nil,
+        replayLatest: Bool = false,
+        callback: @escaping @Sendable (isolated A, Catalog.Payload, _ end: @escaping @Sendable () -> Void) -> Void
+    ) -> EventSubscription {
+        guard case .actor(let isolation) = delivery.lane, let actor = isolation as? A else {
+            preconditionFailure("a Delivery<\(A.self)> names its actor")
+        }
+        // The engine calls it only in a job isolated to `actor`.
+        let call = nonisolatedCallback(callback)
+        let owner = owner ?? actor
+        return subscribe(event, lane: delivery.lane, owner: owner, replayLatest: replayLatest) { subscription in
+            let end: @Sendable () -> Void = { subscription.cancel() }
+            return .erasing(isolatedTo: actor, call, end: end)
+        }
+    }
+
+    /// Subscribes in `lane` with a lifetime, given the subscription's own value.
+    nonisolated func subscribe(
+        _ event: Catalog,
+        lane: LaneSelector,
+        lifetime: SubscriptionLifetime?,
+        replayLatest: Bool = false,
+        makeCallback: (EventSubscription) -> ErasedCallback
+    ) -> EventSubscription {
+        storage.subscribe(
+            event: index.position(of: event),
+            lane: lane,
+            lifetime: lifetime,
+            replayLatest: replayLatest,
+            makeCallback: makeCallback
+        )
+    }
+}
+
+extension CatalogBus: CatalogSubscribing {
+    /// The bus itself.
+    @inlinable
+    public nonisolated var bus: CatalogBus<Catalog> { self }
+}
+
+// The entries into the engine that the inlinable verbs of `CatalogSubscribing` call: part of the
+// ABI of a library-evolution build, keep their signatures.
+extension CatalogBus {
+    /// Subscribes a main-actor callback: the one entry into the engine that the main-actor `on` of
+    /// ``CatalogSubscribing`` inlines into its callers.
+    @usableFromInline
+    nonisolated func subscribe(
+        _ event: Catalog,
+        delivery: Delivery<MainActor>,
+        replayLatest: Bool,
+        callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
+    ) -> EventSubscription {
+        storage.subscribe(
+            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
+            callback: .erasing(mainActor: callback))
+    }
+
+    /// Subscribes an immediate callback: the entry of the immediate `on`.
+    @usableFromInline
+    nonisolated func subscribe(
+        _ event: Catalog,
+        delivery: Delivery<FiringThread>,
+        replayLatest: Bool,
+        callback: @escaping @Sendable (Catalog.Payload) -> Void
+    ) -> EventSubscription {
+        storage.subscribe(
+            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
+            callback: .erasing(callback))
+    }
+
+    /// Ends `subscription` for `off`, synchronously.
+    ///
+    /// - Returns: `nil` when its callback can no longer run; otherwise the number of the bucket
+    ///   whose running pass may still call it, for ``waitForPass(bucket:of:)``.
+    @usableFromInline
+    nonisolated func endWaitingForPass(_ subscription: EventSubscription) -> Int? {
+        storage.endWaitingForPass(subscription)
+    }
+
+    /// Returns once the pass that may still call the ended `subscription` in `bucket` can no
+    /// longer call it, or once the task is cancelled.
+    @usableFromInline
+    nonisolated func waitForPass(bucket: Int, of subscription: EventSubscription) async {
+        await storage.waitForPass(bucket: bucket, id: subscription.listenerID)
+    }
+}
