@@ -6,7 +6,9 @@ Checked mechanically, because each was found wrong from outside:
 - README's product table names exactly the library products of Package.swift, and a count of
   modules or products spelled in README or Docs/ ("the five modules") matches them;
 - no guide cites the project's internal issue numbers or working paths, which mean nothing to a
-  reader of the package.
+  reader of the package;
+- every manifest snippet's `from:` version in README and Docs/ is the newest release in
+  CHANGELOG.md, so a newcomer who copies one gets the release the documentation describes.
 
 Usage: Scripts/check-docs-facts.py [--self-test]
 """
@@ -18,6 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 COUNT = re.compile(r"\b(" + "|".join(NUMBERS) + r")\s+(?:library\s+)?(?:modules|products)\b", re.I)
+FROM_VERSION = re.compile(r'\.package\(url:[^)]*from:\s*"([^"]+)"')
+RELEASE = re.compile(r"^## \[(\d+\.\d+\.\d+)\]", re.M)
 INTERNAL = re.compile(r"\bissues?\s+#?\d+|(?<![\w/])#\d+\b|/work/")
 
 
@@ -31,8 +35,15 @@ def readme_products(readme):
     return re.findall(r"^\|\s*`([^`]+)`\s*\|", section, re.M)
 
 
-def problems(manifest, readme, guides):
+def problems(manifest, readme, guides, changelog=None):
     found = []
+    if changelog is not None:
+        releases = RELEASE.findall(changelog)
+        for name, text in [("README.md", readme)] + guides:
+            for version in FROM_VERSION.findall(text):
+                if not releases or version != releases[0]:
+                    found.append(f"{name}: a manifest depends on from: \"{version}\"; the newest release in "
+                                 f"CHANGELOG.md is {releases[0] if releases else 'none'}")
     products = library_products(manifest)
     listed = readme_products(readme)
     if sorted(listed) != sorted(products):
@@ -54,6 +65,9 @@ def self_test():
     bad = good.replace("| `B` | b |\n", "").replace("two modules", "three modules")
     found = problems(manifest, bad, [("g.md", "as in issue 23, see /work/wt/perf")])
     assert len(found) == 4, found
+    stale = '.package(url: "https://x/y.git", from: "0.9.0")'
+    assert len(problems(manifest, good + stale, [], "## [1.0.0] - 2026-11-28\n")) == 1
+    assert problems(manifest, good + stale.replace("0.9.0", "1.0.0"), [], "## [1.0.0] - 2026-11-28\n") == []
     print("check-docs-facts self-test passed")
 
 
@@ -62,7 +76,9 @@ def main():
         self_test()
         return 0
     guides = [(str(p.relative_to(ROOT)), p.read_text()) for p in sorted((ROOT / "Docs").glob("*.md"))]
-    found = problems((ROOT / "Package.swift").read_text(), (ROOT / "README.md").read_text(), guides)
+    found = problems(
+        (ROOT / "Package.swift").read_text(), (ROOT / "README.md").read_text(), guides,
+        (ROOT / "CHANGELOG.md").read_text())
     for problem in found:
         print("error: " + problem, file=sys.stderr)
     if found:
