@@ -183,6 +183,11 @@ SDK_FLOORS = {
     "NotificationCenter": (OLD, ""),
     "NotificationCenter.default": (OLD, ""),
     "NotificationCenter.removeObserver(_:)": (OLD, ""),
+    "NotificationCenter.addObserver(forName:object:queue:using:)": (
+        "iOS 4, macOS 10.6, tvOS 9, watchOS 2", "block-based observers"),
+    "Notification": (OVERLAY, "the overlay's value type for NSNotification"),
+    "NSNotification.Name": (OVERLAY, "Notification.Name"),
+    "NSNotification.Name.init(_:)": (OVERLAY, ""),
     # Files: the configuration cache.
     "FileAttributeKey.modificationDate": (OLD, "NSFileModificationDate"),
     "FileManager": (OLD, ""),
