@@ -4,7 +4,7 @@ public import SDKEventBusConfig
 /// SDK's lifecycle and the network.
 ///
 /// A `ConfigFetching` service whose configuration is ``ProjectConfig``; implement
-/// ``/SDKEventBusCore/ConfigFetching/fetchLiveConfig()`` and hand the service to ``SDKClient``:
+/// ``/SDKEventBusConfig/ConfigFetching/fetchLiveConfig()`` and hand the service to ``SDKClient``:
 ///
 /// ```swift
 /// struct CDNFetchService: ConfigFetchService {

@@ -2,7 +2,7 @@ public import Foundation
 public import SDKEventBusConfig
 
 extension LifecycleDiagnostic {
-    /// For ``/SDKEventBusCore/LifecycleDiagnostic/configApplied(_:)``, what the store did with the fetched
+    /// For ``/SDKEventBusConfig/LifecycleDiagnostic/configApplied(_:)``, what the store did with the fetched
     /// configuration; `nil` for every other step.
     ///
     /// ```swift
@@ -12,19 +12,19 @@ extension LifecycleDiagnostic {
         if case .configApplied(let change) = self { change } else { nil }
     }
 
-    /// For ``/SDKEventBusCore/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, the error; `nil` for every
+    /// For ``/SDKEventBusConfig/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, the error; `nil` for every
     /// other step.
     public var failure: (any Error)? {
         if case .fetchFailed(let error, _, _) = self { error } else { nil }
     }
 
-    /// For ``/SDKEventBusCore/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, how long until the next attempt,
+    /// For ``/SDKEventBusConfig/LifecycleDiagnostic/fetchFailed(_:attempt:retryIn:)``, how long until the next attempt,
     /// in seconds; `nil` for every other step.
     public var retryDelay: TimeInterval? {
         if case .fetchFailed(_, _, let delay) = self { delay } else { nil }
     }
 
-    /// Whether this is ``/SDKEventBusCore/LifecycleDiagnostic/stopped``.
+    /// Whether this is ``/SDKEventBusConfig/LifecycleDiagnostic/stopped``.
     public var isStopped: Bool {
         if case .stopped = self { true } else { false }
     }

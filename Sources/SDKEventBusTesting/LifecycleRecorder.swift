@@ -23,7 +23,7 @@ public final class LifecycleRecorder: Sendable {
     /// Creates an empty recorder.
     public init() {}
 
-    /// The hook to pass as ``/SDKEventBusCore/LifecycleConfiguration/diagnostics``.
+    /// The hook to pass as ``/SDKEventBusConfig/LifecycleConfiguration/diagnostics``.
     public var handler: @Sendable (LifecycleDiagnostic) -> Void {
         { [self] step in record(step) }
     }

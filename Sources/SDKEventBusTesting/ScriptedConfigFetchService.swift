@@ -5,7 +5,7 @@ public import SDKEventBusConfig
 /// deterministically, for any configuration type.
 ///
 /// Each fetch takes the next outcome: a configuration, raw bytes (decoded by the same
-/// ``/SDKEventBusCore/RemoteConfig/decode(from:)`` as real bodies, so malformed ones fail the same way), an
+/// ``/SDKEventBusConfig/RemoteConfig/decode(from:)`` as real bodies, so malformed ones fail the same way), an
 /// error, a delay before another outcome, a hang until the fetch is cancelled, or a hang that
 /// ignores cancellation (as a completion-handler bridge without cancellation support does). When
 /// the script runs out, every further fetch repeats `afterScript`, or the script's last outcome.
@@ -168,7 +168,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
     /// Plays the next outcome of the script, off the caller's actor.
     ///
     /// - Returns: The scripted configuration.
-    /// - Throws: The scripted error, a ``/SDKEventBusCore/JSONDecodingError`` for malformed bytes, or
+    /// - Throws: The scripted error, a ``/SDKEventBusWire/JSONDecodingError`` for malformed bytes, or
     ///   `CancellationError`.
     @concurrent
     public func fetchLiveConfig() async throws -> Config {

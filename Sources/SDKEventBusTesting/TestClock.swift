@@ -5,13 +5,13 @@ import SDKEventBusConfig
 /// timeouts run instantly and deterministically.
 ///
 /// Give it to the code under test — a lifecycle's configuration
-/// (``SDKEventBusCore/LifecycleConfiguration/testClock``), a timed `ready(timeout:clock:)`, a
+/// (``/SDKEventBusConfig/LifecycleConfiguration/clock``), a timed `ready(timeout:clock:)`, a
 /// scripted fetch service — then await the code's sleeps instead of polling:
 ///
 /// ```swift
 /// let clock = TestClock()
 /// var settings = SDKConfiguration()
-/// settings.testClock = clock
+/// settings.clock = clock
 /// let sdk = SDKClient(configuration: settings, fetchService: service)
 ///
 /// try await clock.waitForSleepers(1)           // the lifecycle is sleeping until its next refresh
@@ -21,8 +21,8 @@ import SDKEventBusConfig
 ///
 /// Time is in seconds (`TimeInterval`) from the clock's start, and kept exactly in nanoseconds, so
 /// that `advance(by: 0.15)` after `advance(by: 300)` leaves a deadline exactly `0.15` away. It works
-/// at every platform the package supports: it is not a `Clock` (iOS 16), but every timer of the
-/// package runs on it.
+/// at every platform the package supports: it is a ``/SDKEventBusConfig/LifecycleClock``, as an
+/// SDK's own clock is, and every timer of the package runs on it.
 ///
 /// Sleepers whose deadline has come are woken in deadline order. A sleeping task that is cancelled
 /// wakes with `CancellationError` and is forgotten, whenever the cancellation lands.

@@ -110,7 +110,7 @@ extension WireCodablePayload {
     /// Decodes an event from its wire form.
     ///
     /// - Parameter decoder: The decoder to read from.
-    /// - Throws: ``/SDKEventBusCore/JSONDecodingError`` when `event` is missing or unknown, or `data` does not match.
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError`` when `event` is missing or unknown, or `data` does not match.
     public init(from decoder: any Decoder) throws {
         let container: KeyedDecodingContainer<WireFormKey>
         do {
@@ -173,7 +173,7 @@ extension WireCodablePayload {
     /// (`data.eventCount`) and the reason, also for a number that does not fit its field.
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
-    /// - Throws: ``/SDKEventBusCore/JSONDecodingError``: `emptyBody`, `invalidEncoding`,
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError``: `emptyBody`, `invalidEncoding`,
     ///   `invalidSyntax`, `nestingTooDeep` or `duplicateKey` for bytes that are not such JSON;
     ///   `missingField` or `wrongType` for a missing or non-string `event` and a missing `data`;
     ///   `unknownEvent`; and the code of what is wrong inside `data`.

@@ -11,17 +11,17 @@ extension ProjectConfig: RemoteConfig {
     /// Decodes a configuration body, rejecting anything malformed with an error that says what is
     /// wrong and where.
     ///
-    /// The same as ``/SDKEventBusCore/RemoteConfig/decode(from:)``: every fetch service, the mock included,
+    /// The same as ``/SDKEventBusConfig/RemoteConfig/decode(from:)``: every fetch service, the mock included,
     /// decodes bodies this way, so a malformed body is rejected the same way wherever it comes
     /// from. It runs on the caller's thread; from async code prefer
-    /// ``/SDKEventBusCore/RemoteConfig/decoded(from:)``, which never runs on the caller's actor.
+    /// ``/SDKEventBusConfig/RemoteConfig/decoded(from:)``, which never runs on the caller's actor.
     ///
     /// ```swift
     /// let config = try ProjectConfig(jsonData: body)
     /// ```
     ///
     /// - Parameter jsonData: The body as served.
-    /// - Throws: ``/SDKEventBusCore/JSONDecodingError``.
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError``.
     public init(jsonData: Data) throws(JSONDecodingError) {
         self = try Self.decode(from: jsonData)
     }

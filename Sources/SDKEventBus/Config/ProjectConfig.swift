@@ -6,7 +6,7 @@ import SDKEventBusConfig
 /// It decodes the snake_case wire JSON with a plain `JSONDecoder()`, because its coding keys carry
 /// the wire names, so an SDK author's own fetch code can decode it too. Fields the package does not
 /// model are ignored. Prefer ``init(jsonData:)``: it also rejects malformed bodies with a
-/// ``/SDKEventBusCore/JSONDecodingError`` that says what is wrong and where.
+/// ``/SDKEventBusWire/JSONDecodingError`` that says what is wrong and where.
 ///
 /// ```swift
 /// let config = try ProjectConfig(jsonData: body)

@@ -1,7 +1,7 @@
 public import SDKEventBusConfig
 
 /// The payload announcing that the SDK is ready (``SystemEvent/ready``): how it became ready, the
-/// facts ``/SDKEventBusCore/Readiness`` gives `ready()` callers.
+/// facts ``/SDKEventBusConfig/Readiness`` gives `ready()` callers.
 ///
 /// ```swift
 /// bus.on(ReadyPayload.self) { ready in
@@ -12,7 +12,7 @@ public import SDKEventBusConfig
 /// Every field is optional so that an SDK that only announces readiness can fire `ReadyPayload()`;
 /// its wire form is then `{}`.
 public struct ReadyPayload: Sendable, Equatable, Codable {
-    /// Where the configuration came from, or ``/SDKEventBusCore/Readiness/Source/degraded``.
+    /// Where the configuration came from, or ``/SDKEventBusConfig/Readiness/Source/degraded``.
     public var source: Readiness.Source?
     /// How old the configuration was, in seconds, when known.
     public var configAgeSeconds: Double?

@@ -40,7 +40,7 @@ public protocol ConfigCache<Config>: Sendable {
     /// - Parameters:
     ///   - config: A configuration that decoded and is now in effect.
     ///   - body: Bytes that `Config.decode(from:)` reads back as `config`: the body as served when
-    ///     the fetch service passes it on (``ConfigFetching/fetchLiveConfigWithBody()``), otherwise
+    ///     the fetch service passes it on (``HTTPConfigFetchService`` does), otherwise
     ///     the configuration encoded as JSON (an `Encodable` one). Keep them, or keep `config` your
     ///     own way.
     /// - Throws: When it cannot be written; the lifecycle reports it and goes on.

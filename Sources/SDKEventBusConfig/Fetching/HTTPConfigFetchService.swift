@@ -104,7 +104,7 @@ extension HTTPTransfer {
     typealias Validator = (etag: String, config: any RemoteConfig, body: Data)
 
     /// Fetches and decodes a configuration: everything
-    /// ``HTTPConfigFetchService/fetchLiveConfigWithBody()`` does, for any configuration type.
+    /// ``HTTPConfigFetchService/fetchLiveConfig()`` does, for any configuration type.
     ///
     /// It sends the `ETag` that `validator` holds as `If-None-Match`, returns what `validator`
     /// holds for 304 Not Modified, and records there a configuration it decoded with its `ETag`.
