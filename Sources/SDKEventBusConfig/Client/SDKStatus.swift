@@ -18,7 +18,7 @@ public struct SDKStatus: Sendable, CustomStringConvertible {
     /// When the configuration in effect was applied (first set, or last changed).
     public var lastUpdated: Date?
     /// When a fetch last succeeded, changed configuration or not.
-    public var lastSuccessfulFetch: Date?
+    public var lastSuccessfulFetchDate: Date?
     /// The error of the last failed fetch, or of the cache; `nil` once a fetch succeeds.
     public var lastFetchError: (any Error)?
     /// How many fetches in a row have failed.
@@ -43,7 +43,7 @@ extension SDKStatus {
         isReady == other.isReady && isShutDown == other.isShutDown
             && readiness?.source == other.readiness?.source && readiness?.date == other.readiness?.date
             && source == other.source && lastUpdated == other.lastUpdated
-            && lastSuccessfulFetch == other.lastSuccessfulFetch && consecutiveFailures == other.consecutiveFailures
+            && lastSuccessfulFetchDate == other.lastSuccessfulFetchDate && consecutiveFailures == other.consecutiveFailures
             && lastFetchError.map(String.init(describing:)) == other.lastFetchError.map(String.init(describing:))
     }
 }

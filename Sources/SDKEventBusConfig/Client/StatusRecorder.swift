@@ -5,7 +5,7 @@ final class StatusRecorder: Sendable {
     private struct State {
         var source: ConfigSource?
         var lastUpdated: Date?
-        var lastSuccessfulFetch: Date?
+        var lastSuccessfulFetchDate: Date?
         var lastFetchError: (any Error)?
         var consecutiveFailures = 0
     }
@@ -29,7 +29,7 @@ final class StatusRecorder: Sendable {
 
     func fetchSucceeded() {
         state.withLock { state in
-            state.lastSuccessfulFetch = Date()
+            state.lastSuccessfulFetchDate = Date()
             state.lastFetchError = nil
             state.consecutiveFailures = 0
         }
@@ -56,7 +56,7 @@ final class StatusRecorder: Sendable {
                 // became ready with it, so a `ready()` caller may look first), readiness says it.
                 source: state.source ?? readiness?.source.configSource,
                 lastUpdated: state.lastUpdated,
-                lastSuccessfulFetch: state.lastSuccessfulFetch,
+                lastSuccessfulFetchDate: state.lastSuccessfulFetchDate,
                 lastFetchError: state.lastFetchError,
                 consecutiveFailures: state.consecutiveFailures
             )

@@ -45,7 +45,7 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
     /// How long the server asked to wait (`Retry-After`), in seconds, if it did.
     public let retryAfter: TimeInterval?
     /// The underlying error, for ``Code/transport``.
-    public let underlying: (any Error)?
+    public let underlyingError: (any Error)?
     /// What went wrong, in words.
     public let reason: String
 
@@ -59,7 +59,7 @@ public struct ConfigFetchError: Error, Sendable, FetchRetryAdvice, CustomStringC
         self.code = code
         self.statusCode = statusCode
         self.retryAfter = retryAfter
-        self.underlying = underlying
+        self.underlyingError = underlying
         self.reason = reason
     }
 

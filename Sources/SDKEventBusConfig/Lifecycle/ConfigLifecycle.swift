@@ -144,7 +144,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     package func setRefreshPaused(_ paused: Bool) {
         let (changed, wake) = control.withLock { $0.setPausedBySDK(paused) }
         guard changed else { return }
-        report(.refreshPaused(paused))
+        report(paused ? .refreshPaused : .refreshResumed)
         wake?.resume(returning: .fetch)
     }
 
@@ -162,7 +162,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         case .lowPowerModeChanged(let isEnabled):
             let (changed, wake) = control.withLock { $0.setPaused(isEnabled) }
             guard changed else { return }
-            report(.refreshPaused(isEnabled))
+            report(isEnabled ? .refreshPaused : .refreshResumed)
             wake?.resume(returning: .fetch)
         }
     }

@@ -46,9 +46,12 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// under its ``LifecycleConfiguration/timeToLive`` of `timeToLive` seconds, so nothing was
     /// fetched.
     case refreshSkipped(age: TimeInterval, timeToLive: TimeInterval)
-    /// Periodic refreshes and retries (once the SDK is ready) were paused, by low power mode or
-    /// ``CatalogClient/pauseRefreshing()``, or resumed (`false`).
-    case refreshPaused(Bool)
+    /// Periodic refreshes and retries (once the SDK is ready) were paused: by low power mode or
+    /// ``CatalogClient/pauseRefreshing()``.
+    case refreshPaused
+    /// Periodic refreshes and retries resumed: low power mode ended, or
+    /// ``CatalogClient/resumeRefreshing()``; one that fell due meanwhile runs now.
+    case refreshResumed
     /// A periodic refresh or a retry fell due while paused, and waits for the pause to end: it
     /// runs as soon as it does.
     case refreshHeld
@@ -106,8 +109,10 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
             "refresh requested (\(reason.name))"
         case .refreshSkipped(let age, let timeToLive):
             "in foreground: configuration still fresh (\(age) of \(timeToLive) seconds), not refreshed"
-        case .refreshPaused(let paused):
-            paused ? "periodic refreshes paused" : "periodic refreshes resumed"
+        case .refreshPaused:
+            "periodic refreshes paused"
+        case .refreshResumed:
+            "periodic refreshes resumed"
         case .refreshHeld:
             "refresh due, held until the pause ends"
         case .stopped:

@@ -6,7 +6,7 @@ public import Foundation
 /// ```swift
 /// configuration.readinessPolicy = .live                            // only fresh configuration
 /// configuration.readinessPolicy = .cachedOrLive                    // the default
-/// configuration.readinessPolicy = .degraded(deadline: 3)          // never hang at launch
+/// configuration.readinessPolicy = .degraded(after: 3)          // never hang at launch
 /// ```
 public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
     enum Kind: Equatable {
@@ -31,14 +31,18 @@ public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
     /// the SDK ready, so that an app never hangs at launch.
     ///
     /// As ``cachedOrLive``; and when neither an initial nor a cached configuration exists, ready
-    /// degraded after the first failed fetch, or when `deadline` passes first. A later successful
-    /// fetch is announced as an update.
+    /// degraded after the first failed fetch, or once `timeout` has passed without a configuration,
+    /// whichever comes first. A later successful fetch is announced as an update.
     ///
-    /// - Parameter deadline: How long to wait for the first configuration at most, in seconds on the
+    /// ```swift
+    /// configuration.readinessPolicy = .degraded(after: 3)   // ready within 3 s, online or not
+    /// ```
+    ///
+    /// - Parameter timeout: How long to wait for the first configuration at most, in seconds on the
     ///   lifecycle's clock; `nil` waits for the first attempt to fail.
     /// - Returns: The policy.
-    public static func degraded(deadline: TimeInterval? = nil) -> ReadinessPolicy {
-        ReadinessPolicy(kind: .degraded(deadline: deadline))
+    public static func degraded(after timeout: TimeInterval? = nil) -> ReadinessPolicy {
+        ReadinessPolicy(kind: .degraded(deadline: timeout))
     }
 
     /// Whether the initial and cached configurations may make the SDK ready.

@@ -224,14 +224,14 @@ struct TemporaryDirectory {
         let failing = client.status
         #expect(failing.consecutiveFailures == 2)
         #expect(failing.lastFetchError is MockConfigFetchService.SimulatedError)
-        #expect(failing.lastSuccessfulFetch == nil && !failing.isReady)
+        #expect(failing.lastSuccessfulFetchDate == nil && !failing.isReady)
         #expect(try await harness.clock.advanceToNextDeadline() == 2, "after the second")
         try await client.ready()
         await harness.diagnostics.wait { $0.appliedChange == .first }
         let recovered = client.status
         #expect(recovered.consecutiveFailures == 0)
         #expect(recovered.lastFetchError == nil)
-        #expect(recovered.lastSuccessfulFetch != nil && recovered.lastUpdated != nil)
+        #expect(recovered.lastSuccessfulFetchDate != nil && recovered.lastUpdated != nil)
         #expect(recovered.source == .live)
         await client.shutdown()
         #expect(client.status.isShutDown && !client.status.isReady)

@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func theDegradedDeadlineStopsWaitingOnceReadinessIsDecided() async throws {
-        let (client, _) = rig.client(rig.service([.config(a)]), policy: .degraded(deadline: 3))
+        let (client, _) = rig.client(rig.service([.config(a)]), policy: .degraded(after: 3))
         #expect(try await client.ready().source == .live)
         try await rig.steps.wait { $0.appliedChange == .first }
         #expect(try await rig.clock.advanceToNextDeadline() == 60, "the next refresh, not the deadline")
@@ -76,7 +76,7 @@ import Testing
         try await rig.steps.wait { $0.isStopped }
         #expect(!rig.steps.steps.contains { $0.appliedChange != nil }, "\(rig.steps.steps)")
         #expect(!rig.steps.steps.contains { if case .refreshScheduled = $0 { true } else { false } })
-        #expect(client.status.lastSuccessfulFetch == nil)
+        #expect(client.status.lastSuccessfulFetchDate == nil)
         #expect(client.config == nil)
         await #expect(throws: InvalidSDKKey()) { try await client.ready() }
         #expect(events.events.isEmpty, "no ready, no update")

@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func theDegradedDeadlineRunsInLowPowerMode() async throws {
-        let (client, _) = rig.client(rig.service([.hang]), policy: .degraded(deadline: 3))
+        let (client, _) = rig.client(rig.service([.hang]), policy: .degraded(after: 3))
         client.handle(.lowPowerModeChanged(isEnabled: true))
         try await rig.clock.waitForSleepers(1)
         rig.clock.advance(by: 3)

@@ -97,13 +97,13 @@ import Testing
         let (client, _) = SDKClient.make(configuration: settings(), fetchService: service)
         try await client.ready()
         client.pauseRefreshing()
-        try await rig.steps.wait { if case .refreshPaused(true) = $0 { true } else { false } }
+        try await rig.steps.wait { if case .refreshPaused = $0 { true } else { false } }
         #expect(try await rig.clock.advanceToNextDeadline() == 60)
         try await rig.steps.wait("the due refresh held") { if case .refreshHeld = $0 { true } else { false } }
         #expect(service.fetchCount == 1, "held while paused")
         #expect(try await client.refreshNow() == .updated, "a refresh asked for runs anyway")
         client.resumeRefreshing()
-        try await rig.steps.wait { if case .refreshPaused(false) = $0 { true } else { false } }
+        try await rig.steps.wait { if case .refreshResumed = $0 { true } else { false } }
         await client.shutdown()
     }
 

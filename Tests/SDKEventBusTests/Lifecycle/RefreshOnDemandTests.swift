@@ -119,7 +119,7 @@ import Testing
         try await client.ready()
         try await rig.clock.waitForSleepers(1)
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        try await rig.steps.wait("the pause") { if case .refreshPaused(true) = $0 { true } else { false } }
+        try await rig.steps.wait("the pause") { if case .refreshPaused = $0 { true } else { false } }
         rig.clock.advance(by: 120)
         #expect(service.fetchCount == 1, "no scheduled refresh while paused")
         #expect(try await client.refreshNow() == .updated, "a refresh on demand still runs")
@@ -135,7 +135,7 @@ import Testing
         try await client.ready()
         try await rig.clock.waitForSleepers(1)
         client.handle(.lowPowerModeChanged(isEnabled: true))
-        try await rig.steps.wait("the pause") { if case .refreshPaused(true) = $0 { true } else { false } }
+        try await rig.steps.wait("the pause") { if case .refreshPaused = $0 { true } else { false } }
         rig.clock.advance(by: 90)
         client.handle(.lowPowerModeChanged(isEnabled: false))
         try await rig.steps.wait("the due refresh applied") { $0.appliedChange == .updated }

@@ -114,7 +114,7 @@ import Testing
 
     @Test func degradedDeadlineResolvesBeforeASlowFirstFetch() async throws {
         let service = rig.service([.delayed(10, .config(a))])
-        let (client, events) = rig.client(service, policy: .degraded(deadline: 3))
+        let (client, events) = rig.client(service, policy: .degraded(after: 3))
         try await rig.clock.waitForSleepers(2)  // the deadline and the slow fetch
         rig.clock.advance(by: 3)
         let readiness = try await client.ready()
