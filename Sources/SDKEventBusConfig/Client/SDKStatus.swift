@@ -43,7 +43,8 @@ extension SDKStatus {
         isReady == other.isReady && isShutDown == other.isShutDown
             && readiness?.source == other.readiness?.source && readiness?.date == other.readiness?.date
             && source == other.source && lastUpdated == other.lastUpdated
-            && lastSuccessfulFetchDate == other.lastSuccessfulFetchDate && consecutiveFailures == other.consecutiveFailures
+            && lastSuccessfulFetchDate == other.lastSuccessfulFetchDate
+            && consecutiveFailures == other.consecutiveFailures
             && lastFetchError.map(String.init(describing:)) == other.lastFetchError.map(String.init(describing:))
     }
 }

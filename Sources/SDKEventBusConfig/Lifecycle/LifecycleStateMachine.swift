@@ -246,7 +246,9 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
 
     /// Asks for a fetch when the last successful one is older than `timeToLive` at `now`.
     mutating func triggerIfStale(timeToLive: TimeInterval, now: TimeInterval?) -> StaleCheck {
-        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetchDate, let now else { return .notChecked }
+        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetchDate, let now else {
+            return .notChecked
+        }
         guard now - last >= timeToLive else { return .fresh(age: max(0, now - last)) }
         isTriggered = true
         return .triggered(wake: wakeLoopToFetch())
