@@ -93,7 +93,7 @@ public struct CatalogEmitter<Catalog: EventCatalog>: Sendable {
     /// released; later fires and subscriptions do nothing.
     ///
     /// Events fired but not yet delivered are dropped; await ``CatalogBus/flush()`` first to
-    /// deliver them. Synchronous, so it can run from a `deinit`. ``CatalogClient/shutdown(timeout:)``
+    /// deliver them. Synchronous, so it can run from a `deinit`. `CatalogClient.shutdown(timeout:)` (in `SDKEventBusConfig`)
     /// calls it after flushing.
     public func shutdown() {
         storage.shutDown()

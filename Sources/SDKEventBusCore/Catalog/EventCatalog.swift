@@ -34,7 +34,7 @@
 /// ```
 ///
 /// The built-in catalog, `SystemEvent` with `EventPayloadValue`, is one conformer. Add
-/// ``LifecycleCatalog`` to run the configuration lifecycle (``CatalogClient``), and
+/// `LifecycleCatalog` (in `SDKEventBusConfig`) to run the configuration lifecycle (`CatalogClient`), and
 /// ``/SDKEventBusWire/WireCodablePayload`` (in `SDKEventBusWire`) to the payload for the JSON
 /// wire form.
 public protocol EventCatalog: RawRepresentable, CaseIterable, Hashable, Sendable, Codable

@@ -1,7 +1,7 @@
 /// A JSON body that could not be decoded — a configuration, a cached configuration, an event's wire
 /// form — with what was wrong and where.
 ///
-/// Thrown by ``RemoteConfig/decode(from:)``, by every fetch service that decodes a body, by
+/// Thrown by `RemoteConfig.decode(from:)` (in `SDKEventBusConfig`), by every fetch service that decodes a body, by
 /// the file cache, and by the wire form's `WireCodablePayload.init(wireJSON:)`. The SDK rejects such a
 /// configuration: the previous one stays in place and no event fires.
 ///
@@ -29,7 +29,7 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
         public static let invalidEncoding = Code(value: 1)
         /// The body is not well-formed JSON.
         public static let invalidSyntax = Code(value: 2)
-        /// Objects and arrays are nested deeper than ``RemoteConfig/maximumNestingDepth``.
+        /// Objects and arrays are nested deeper than `RemoteConfig.maximumNestingDepth`.
         public static let nestingTooDeep = Code(value: 3)
         /// An object has the same key twice.
         public static let duplicateKey = Code(value: 4)

@@ -12,7 +12,7 @@ import Foundation
 /// too. Everything else is the wrapped decoder's own behaviour, so the second pass fails exactly
 /// where the first did.
 ///
-/// Only a failed decode pays for it: ``RemoteConfig/decode(from:)`` decodes with a plain
+/// Only a failed decode pays for it: `RemoteConfig.decode(from:)` decodes with a plain
 /// `JSONDecoder` first. Its containers are small on purpose: each primitive `decode` forwards and,
 /// only when that throws, hands the error to one shared, non-generic ``locate(_:decoding:at:_:)``.
 struct PathTracingDecoder: Decoder {
