@@ -103,11 +103,12 @@ echo "App code cannot fire"
 app='import AnalyticsSDK
 import SDKEventBusCore
 func app(_ analytics: Analytics) {
+    analytics.on(.queueFlushed) { _ in }
     analytics.events.on(.queueFlushed) { _ in }
     analytics.track("Signed Up")'
 printf '%s\n    %s\n}\n' "$app" '' >"$work/Allowed.swift"
 typecheck "$work/Allowed.swift" || { echo "error: app code that only listens does not type-check"; status=1; }
-for attempt in 'analytics.events.fire(QueueFlushedPayload(eventCount: 1))' \
+for attempt in 'analytics.events.fire(QueueFlushedPayload(eventCount: 1))' 'analytics.bus.fire(QueueFlushedPayload(eventCount: 1))' \
     'analytics.emitter.fire(QueueFlushedPayload(eventCount: 1))'; do
     printf '%s\n    %s\n}\n' "$app" "$attempt" >"$work/Fire.swift"
     if output=$(typecheck "$work/Fire.swift" 2>&1); then

@@ -222,18 +222,18 @@ extension AppEventBus {
     /// drops events and the bus reports them as ``/SDKEventBusCore/BusDiagnostic/sequenceDropped(event:dropped:policy:)``.
     ///
     /// ```swift
-    /// for await shuffled in appBus.events(of: PlaylistShuffled.self) { … }
+    /// for await shuffled in appBus.stream(of: PlaylistShuffled.self) { … }
     /// ```
     ///
     /// - Parameters:
     ///   - type: The event type.
     ///   - bufferingPolicy: What to keep when the consumer falls behind.
     /// - Returns: The sequence of events.
-    public func events<Event: AppEvent>(
+    public func stream<Event: AppEvent>(
         of type: Event.Type,
         bufferingPolicy: EventBufferingPolicy = .default
     ) -> AsyncStream<Event> {
-        stream(bufferingPolicy: bufferingPolicy, name: "\(type)") { lane, lifetime, makeCallback in
+        makeStream(bufferingPolicy: bufferingPolicy, name: "\(type)") { lane, lifetime, makeCallback in
             self.subscribe(type, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
         } element: { box in
             box.typed(Event.self).value
@@ -254,14 +254,14 @@ extension AppEventBus {
     public func allEvents(bufferingPolicy: EventBufferingPolicy = .default) -> AsyncStream<PublishedEvent> {
         hasFeed.set()
         let storage = self.storage
-        return stream(bufferingPolicy: bufferingPolicy, name: "all events") { lane, lifetime, makeCallback in
+        return makeStream(bufferingPolicy: bufferingPolicy, name: "all events") { lane, lifetime, makeCallback in
             storage.subscribe(event: Self.allEventsFeed, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
         } element: { box in
             box.published
         }
     }
 
-    private func stream<Element: Sendable>(
+    private func makeStream<Element: Sendable>(
         bufferingPolicy: EventBufferingPolicy,
         name: String,
         subscribe: (LaneSelector, SubscriptionLifetime, (EventSubscription) -> ErasedCallback) -> EventSubscription,

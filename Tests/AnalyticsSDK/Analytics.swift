@@ -2,40 +2,43 @@ import Foundation
 public import SDKEventBusCore
 
 /// An analytics SDK: it queues what the app tracks, uploads the queue on ``flush()``, and announces
-/// what it does on ``events``, where app code listens and only the SDK fires.
+/// what it does on its bus, ``events``, where app code listens and only the SDK fires.
+///
+/// It conforms to `CatalogSubscribing`, so app code subscribes on the facade itself, with the
+/// package's vocabulary, and the facade keeps its own verbs: ``flush()`` uploads, ``reset()`` starts
+/// a new session, ``events`` is its bus. None of them collides with a subscribing verb.
 ///
 /// ```swift
 /// let analytics = Analytics(uploader: { batch in try await api.send(batch) })
-/// analytics.events.on(.uploadFailed) { payload in print(payload) }   // on the main actor
+/// analytics.on(.uploadFailed) { payload in print(payload) }   // on the main actor
 /// analytics.track("Checkout Started", properties: ["plan": "pro"])
-/// await analytics.flush()                                             // uploads the queue
+/// await analytics.flush()                                      // uploads the queue
 /// ```
 ///
 /// Every method is synchronous and callable from any thread, except ``flush()``, which awaits the
 /// uploader. Calls made at once from several threads are each announced, in the order they reach
 /// the bus.
-public final class Analytics: Sendable {
+public final class Analytics: CatalogSubscribing {
     /// Uploads a batch of events, oldest first; throws when the batch did not reach the server.
     public typealias Uploader = @Sendable (_ batch: [TrackedEvent]) async throws -> Void
 
-    // The facade hands out its bus rather than conform to `CatalogSubscribing`: conforming, its
-    // upload `flush()` would shadow the protocol's `flush()` (await delivery) without a diagnostic,
-    // and code generic over the protocol would still call the other one.
-
-    /// The SDK's event bus: app code subscribes here, with the package's vocabulary.
+    /// The SDK's event bus, by the name the SDK gave it: what ``bus`` is.
     ///
-    /// `on`, `once`, `on(_:owner:)` and the typed `on(Payload.self)`, each with a `delivery` context
-    /// (the main actor by default, `.immediate`, `.isolated(to:)`); `off`, `cancelAll(ownedBy:)`,
-    /// `events(…)` for an asynchronous sequence, and `listenerCount(for:)`. Its `flush()` awaits
-    /// delivery to the listeners; the facade's own ``flush()`` uploads.
+    /// App code subscribes on the facade or here alike: `on`, `once`, `on(_:owner:)` and the typed
+    /// `on(Payload.self)`, each with a `delivery` context (the main actor by default, `.immediate`,
+    /// `.isolated(to:)`); `off`, `cancelAll(ownedBy:)`, `stream(…)` for an asynchronous sequence,
+    /// and `listenerCount(for:)`. The bus's `flush()` awaits delivery to the listeners; the facade's
+    /// own ``flush()`` uploads.
     ///
     /// ```swift
-    /// let subscription = analytics.events.on(EventTrackedPayload.self) { print($0.tracked.name) }
+    /// let subscription = analytics.on(EventTrackedPayload.self) { print($0.tracked.name) }
     /// await analytics.events.flush()   // every listener has run
     /// ```
     ///
     /// The bus has no public way to fire: the SDK keeps the emitter.
     public let events: CatalogBus<AnalyticsEvent>
+    /// The bus the facade's subscriptions are made on, for `CatalogSubscribing`: ``events``.
+    public var bus: CatalogBus<AnalyticsEvent> { events }
     private let emitter: CatalogEmitter<AnalyticsEvent>
     private let uploader: Uploader
     private let state: Locked<AnalyticsState>
@@ -87,8 +90,8 @@ public final class Analytics: Sendable {
     /// or fires `upload.failed` and keeps it for the next flush.
     ///
     /// Does nothing when the queue is empty or another flush is uploading. Events tracked during the
-    /// upload stay queued. The SDK's own verb, not the bus's: `analytics.events.flush()` awaits
-    /// delivery to listeners instead.
+    /// upload stay queued. The SDK's own verb, which `CatalogSubscribing` leaves to it: the bus's
+    /// `analytics.events.flush()` awaits delivery to listeners instead.
     public func flush() async {
         guard let upload = state.withLock({ $0.beginUpload() }) else { return }
         do {

@@ -2,8 +2,8 @@ import AnalyticsSDK
 import SDKEventBusCore
 import Testing
 
-/// App code listening to the analytics SDK with the package's subscribing vocabulary, on the bus the
-/// facade hands out, and nothing else from the package.
+/// App code listening to the analytics SDK with the package's subscribing vocabulary, on the facade,
+/// which conforms to `CatalogSubscribing`, and nothing else from the package.
 @Suite struct AnalyticsDeliveryTests {
     let server = UploadServer()
     let analytics: Analytics
@@ -14,11 +14,11 @@ import Testing
 
     @Test @MainActor func mainActorListenersReceiveTheSDKsEventsInTheOrderTheyHappened() async {
         let received = Locked<[String]>([])
-        analytics.events.on(EventTrackedPayload.self) { payload in
+        analytics.on(EventTrackedPayload.self) { payload in
             MainActor.assertIsolated()
             received.append("tracked \(payload.tracked.name)")
         }
-        analytics.events.on(ScreenViewedPayload.self) { payload in
+        analytics.on(ScreenViewedPayload.self) { payload in
             MainActor.assertIsolated()
             received.append("screen \(payload.name)")
         }
@@ -33,7 +33,7 @@ import Testing
 
     @Test func immediateListenersHearATrackBeforeItReturns() {
         let received = Locked<[String]>([])
-        analytics.events.on(EventTrackedPayload.self, delivery: .immediate) { received.append($0.tracked.name) }
+        analytics.on(EventTrackedPayload.self, delivery: .immediate) { received.append($0.tracked.name) }
 
         analytics.track("Signed Up")
         #expect(received.value == ["Signed Up"])
@@ -60,7 +60,7 @@ import Testing
 
     @Test @MainActor func cancellingASubscriptionStopsDeliveryEvenOfEventsAlreadyTracked() async {
         let received = Locked<[String]>([])
-        let subscription = analytics.events.on(EventTrackedPayload.self) { received.append($0.tracked.name) }
+        let subscription = analytics.on(EventTrackedPayload.self) { received.append($0.tracked.name) }
         analytics.track("Signed Up")
         await analytics.events.flush()
 
@@ -70,16 +70,16 @@ import Testing
         await analytics.events.flush()
 
         #expect(received.value == ["Signed Up"])
-        #expect(analytics.events.listenerCount(for: .eventTracked) == 0)
+        #expect(analytics.listenerCount(for: .eventTracked) == 0)
     }
 
     @Test func offReturnsOnceTheListenerCanNoLongerRun() async {
         let received = Locked<[String]>([])
-        let subscription = analytics.events.on(EventTrackedPayload.self) { received.append($0.tracked.name) }
+        let subscription = analytics.on(EventTrackedPayload.self) { received.append($0.tracked.name) }
         analytics.track("Signed Up")
         await analytics.events.flush()
 
-        await analytics.events.off(subscription)
+        await analytics.off(subscription)
         analytics.track("Checkout Started")
         await analytics.events.flush()
 
@@ -88,7 +88,7 @@ import Testing
 
     @Test func onceReceivesOnlyTheNextEvent() async {
         let received = Locked<[String]>([])
-        analytics.events.once(.eventTracked) { payload in
+        analytics.once(.eventTracked) { payload in
             received.append(EventTrackedPayload(payload)?.tracked.name ?? "\(payload)")
         }
 
@@ -97,7 +97,7 @@ import Testing
         await analytics.events.flush()
 
         #expect(received.value == ["Signed Up"])
-        #expect(analytics.events.listenerCount(for: .eventTracked) == 0)
+        #expect(analytics.listenerCount(for: .eventTracked) == 0)
     }
 
     @Test func anOwnerBoundSubscriptionEndsWhenItsOwnerIsReleased() async {
@@ -106,7 +106,7 @@ import Testing
         }
         let received = Locked<[String]>([])
         var screen: CheckoutScreen? = CheckoutScreen()
-        analytics.events.on(.eventTracked, owner: screen!) { screen, payload in
+        analytics.on(.eventTracked, owner: screen!) { screen, payload in
             received.append("\(screen.name): \(EventTrackedPayload(payload)?.tracked.name ?? "\(payload)")")
         }
         analytics.track("Coupon Applied")
@@ -117,18 +117,18 @@ import Testing
         await analytics.events.flush()
 
         #expect(received.value == ["Checkout: Coupon Applied"])
-        #expect(analytics.events.listenerCount(for: .eventTracked) == 0)
+        #expect(analytics.listenerCount(for: .eventTracked) == 0)
     }
 
     @Test func listenerCountCountsTheLiveSubscriptionsOfAnEvent() {
-        #expect(analytics.events.listenerCount(for: .uploadFailed) == 0)
+        #expect(analytics.listenerCount(for: .uploadFailed) == 0)
 
-        let banner = analytics.events.on(.uploadFailed) { _ in }
-        analytics.events.on(UploadFailedPayload.self, delivery: .immediate) { _ in }
-        #expect(analytics.events.listenerCount(for: .uploadFailed) == 2)
-        #expect(analytics.events.listenerCount(for: .queueFlushed) == 0)
+        let banner = analytics.on(.uploadFailed) { _ in }
+        analytics.on(UploadFailedPayload.self, delivery: .immediate) { _ in }
+        #expect(analytics.listenerCount(for: .uploadFailed) == 2)
+        #expect(analytics.listenerCount(for: .queueFlushed) == 0)
 
         banner.cancel()
-        #expect(analytics.events.listenerCount(for: .uploadFailed) == 1)
+        #expect(analytics.listenerCount(for: .uploadFailed) == 1)
     }
 }

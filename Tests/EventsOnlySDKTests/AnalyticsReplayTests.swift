@@ -8,12 +8,12 @@ import Testing
 
     @Test func aLateListenerReceivesTheCurrentConsentAndNoEarlierListenerHearsItAgain() async {
         let early = Locked<[Consent]>([])
-        analytics.events.on(ConsentChangedPayload.self) { early.append($0.consent) }
+        analytics.on(ConsentChangedPayload.self) { early.append($0.consent) }
         analytics.setConsent(.denied)
         await analytics.events.flush()
 
         let late = Locked<[Consent]>([])
-        analytics.events.on(ConsentChangedPayload.self) { late.append($0.consent) }
+        analytics.on(ConsentChangedPayload.self) { late.append($0.consent) }
         await analytics.events.flush()
 
         #expect(early.value == [.granted, .denied])
@@ -24,8 +24,8 @@ import Testing
         analytics.reset()
         let plain = Locked<[String]>([])
         let asking = Locked<[String]>([])
-        analytics.events.on(SessionStartedPayload.self) { plain.append($0.sessionID) }
-        analytics.events.on(SessionStartedPayload.self, replayLatest: true) { asking.append($0.sessionID) }
+        analytics.on(SessionStartedPayload.self) { plain.append($0.sessionID) }
+        analytics.on(SessionStartedPayload.self, replayLatest: true) { asking.append($0.sessionID) }
         await analytics.events.flush()
 
         #expect(plain.value == [])

@@ -13,7 +13,7 @@ import Testing
 
     @Test func flushUploadsTheQueueAndFiresQueueFlushed() async {
         let flushed = Locked<[QueueFlushedPayload]>([])
-        analytics.events.on(QueueFlushedPayload.self, delivery: .immediate) { flushed.append($0) }
+        analytics.on(QueueFlushedPayload.self, delivery: .immediate) { flushed.append($0) }
         analytics.track("Signed Up", properties: ["plan": "pro"])
         analytics.screen("Home")
 
@@ -33,7 +33,7 @@ import Testing
 
     @Test func anUploadFailureFiresUploadFailedAndKeepsTheQueue() async {
         let failed = Locked<[UploadFailedPayload]>([])
-        analytics.events.on(UploadFailedPayload.self, delivery: .immediate) { failed.append($0) }
+        analytics.on(UploadFailedPayload.self, delivery: .immediate) { failed.append($0) }
         server.isFailing.value = true
         analytics.track("Signed Up")
         analytics.track("Checkout Started")
@@ -52,8 +52,8 @@ import Testing
 
     @Test func flushingAnEmptyQueueUploadsNothing() async {
         let announced = Locked<[AnalyticsEvent]>([])
-        analytics.events.on(.queueFlushed, delivery: .immediate) { announced.append($0.event) }
-        analytics.events.on(.uploadFailed, delivery: .immediate) { announced.append($0.event) }
+        analytics.on(.queueFlushed, delivery: .immediate) { announced.append($0.event) }
+        analytics.on(.uploadFailed, delivery: .immediate) { announced.append($0.event) }
 
         await analytics.flush()
 
@@ -94,7 +94,7 @@ import Testing
 
     @Test func resetForgetsTheQueueAndStartsANewSession() async {
         let sessions = Locked<[String]>([])
-        analytics.events.on(SessionStartedPayload.self, delivery: .immediate, replayLatest: true) {
+        analytics.on(SessionStartedPayload.self, delivery: .immediate, replayLatest: true) {
             sessions.append($0.sessionID)
         }
         let firstSession = analytics.sessionID
@@ -111,7 +111,7 @@ import Testing
 
     @Test func denyingConsentEmptiesTheQueueAndStopsTracking() async {
         let tracked = Locked<[String]>([])
-        analytics.events.on(EventTrackedPayload.self, delivery: .immediate) { tracked.append($0.tracked.name) }
+        analytics.on(EventTrackedPayload.self, delivery: .immediate) { tracked.append($0.tracked.name) }
         analytics.track("Signed Up")
 
         analytics.setConsent(.denied)

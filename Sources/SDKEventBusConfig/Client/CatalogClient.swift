@@ -17,7 +17,8 @@ public import Foundation
 ///
 /// An SDK can hand the client to app code as its facade, or a few lines around it: it has every
 /// verb of ``CatalogSubscribing`` (`on`, `once`, `off` in every ``Delivery`` context, the typed
-/// variants, `events`, `flush`, `listenerCount`), readiness, the status, refresh and shutdown. App
+/// variants, `stream`, `listenerCount`), readiness, the status, refresh and shutdown; awaiting
+/// delivery is its bus's, `client.bus.flush()`, so a facade around it keeps `flush()` for itself. App
 /// code holding the client cannot fire events: an SDK author fires its other events through the
 /// emitter that ``make(configuration:fetchService:)`` returns, and ends readiness with its own error
 /// through ``failReadiness(with:)``.

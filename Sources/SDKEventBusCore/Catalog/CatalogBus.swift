@@ -68,6 +68,22 @@ public actor CatalogBus<Catalog: EventCatalog> {
         return (bus, CatalogEmitter(storage: bus.storage, index: bus.index, bus: bus))
     }
 
+    /// Returns once every event fired before the call has been delivered to its listeners, in every
+    /// delivery context.
+    ///
+    /// For tests and orderly shutdown: await delivery instead of sleeping. When its task is
+    /// cancelled it returns at once, and delivery goes on. A member of the bus, not a subscribing
+    /// verb: through a client or an SDK's facade, it is `bus.flush()`.
+    ///
+    /// ```swift
+    /// emitter.fire(.initialized)
+    /// await bus.flush()          // every `.initialized` listener has run
+    /// await client.bus.flush()   // the same, through a client
+    /// ```
+    public nonisolated func flush() async {
+        await storage.flush()
+    }
+
     /// Fires `payload` from a component inside this package.
     ///
     /// SDK authors outside the package fire through the ``CatalogEmitter`` from ``makeBus(diagnostics:)``.

@@ -14,7 +14,7 @@ extension CatalogSubscribing {
     /// and the rest when the sequence ends). Pass ``EventBufferingPolicy/unbounded`` to never drop.
     ///
     /// ```swift
-    /// for await payload in bus.events([.bucketing, .conversion]) {
+    /// for await payload in bus.stream([.bucketing, .conversion]) {
     ///     analytics.forward(payload)
     /// }
     /// ```
@@ -25,21 +25,21 @@ extension CatalogSubscribing {
     ///   - replayLatest: Whether to first receive the latest earlier payload of events whose rule is
     ///     ``ReplayRule/latestOnRequest``; sticky events always replay.
     /// - Returns: The sequence of payloads.
-    public func events(
+    public func stream(
         _ events: Set<Catalog>,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
     ) -> AsyncStream<Catalog.Payload> {
         let includes: ((Catalog) -> Bool)? = events.isEmpty ? nil : { events.contains($0) }
-        return stream(of: includes, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest, transform: { $0 })
+        return makeStream(of: includes, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest, transform: { $0 })
     }
 
     /// The payloads of one event as an asynchronous sequence.
     ///
-    /// See ``events(_:bufferingPolicy:replayLatest:)-(Set<Self.Catalog>,_,_)`` for its guarantees.
+    /// See ``stream(_:bufferingPolicy:replayLatest:)-(Set<Self.Catalog>,_,_)`` for its guarantees.
     ///
     /// ```swift
-    /// for await payload in bus.events(.configUpdated, replayLatest: true) { … }
+    /// for await payload in bus.stream(.configUpdated, replayLatest: true) { … }
     /// ```
     ///
     /// - Parameters:
@@ -48,18 +48,18 @@ extension CatalogSubscribing {
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
     ///     is ``ReplayRule/latestOnRequest``.
     /// - Returns: The sequence of payloads.
-    public func events(
+    public func stream(
         _ event: Catalog,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
     ) -> AsyncStream<Catalog.Payload> {
-        stream(of: { $0 == event }, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest, transform: { $0 })
+        makeStream(of: { $0 == event }, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest, transform: { $0 })
     }
 
     /// The payload structs of one event as an asynchronous sequence.
     ///
     /// ```swift
-    /// for await bucketing in bus.events(of: BucketingPayload.self) {
+    /// for await bucketing in bus.stream(of: BucketingPayload.self) {
     ///     print(bucketing.variationId)
     /// }
     /// ```
@@ -70,19 +70,19 @@ extension CatalogSubscribing {
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
     ///     is ``ReplayRule/latestOnRequest``.
     /// - Returns: The sequence of payload structs.
-    public func events<Payload: TypedPayload<Catalog>>(
+    public func stream<Payload: TypedPayload<Catalog>>(
         of payloadType: Payload.Type,
         bufferingPolicy: EventBufferingPolicy = .default,
         replayLatest: Bool = false
     ) -> AsyncStream<Payload> {
-        stream(
+        makeStream(
             of: { $0 == Payload.event }, bufferingPolicy: bufferingPolicy, replayLatest: replayLatest,
             transform: { Payload($0) })
     }
 
     /// The sequence of the events `includes` accepts, or of none (finished at once) when it is
     /// `nil`.
-    private func stream<Element: Sendable>(
+    private func makeStream<Element: Sendable>(
         of includes: ((Catalog) -> Bool)?,
         bufferingPolicy: EventBufferingPolicy,
         replayLatest: Bool,

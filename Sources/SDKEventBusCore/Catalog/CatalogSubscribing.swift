@@ -3,9 +3,9 @@
 ///
 /// Every conformer offers the same verbs, implemented once here over its ``bus``: `on` (every
 /// event fired while subscribed), `once` (the next one only), `on(_:owner:…)` (for as long as an
-/// object lives), the typed variants that hand the payload struct, `events` (an asynchronous
-/// sequence), `off`, `cancelAll(ownedBy:)`, `flush` and `listenerCount`. Each subscription names
-/// where its callback runs with one parameter, `delivery` (see ``Delivery``), and returns an
+/// object lives), the typed variants that hand the payload struct, `stream` (an asynchronous
+/// sequence), `off`, `cancelAll(ownedBy:)` and `listenerCount`. Each subscription names where its
+/// callback runs with one parameter, `delivery` (see ``Delivery``), and returns an
 /// ``EventSubscription``.
 ///
 /// ```swift
@@ -24,6 +24,10 @@
 ///     // …
 /// }
 /// ```
+///
+/// The verbs claim none of the words an SDK's facade uses for itself: a facade keeps its own
+/// `flush()` (an analytics SDK's upload), `events`, `reset()`, and means the same by them on the
+/// concrete type and in generic code. Awaiting delivery is the bus's: `bus.flush()`.
 public protocol CatalogSubscribing<Catalog>: Sendable {
     /// The catalog of events.
     associatedtype Catalog: EventCatalog
@@ -251,7 +255,7 @@ extension CatalogSubscribing {
         }
     }
 
-    // MARK: Ending and waiting
+    // MARK: Ending and counting
 
     /// Ends a subscription, and returns once its callback can no longer run.
     ///
@@ -289,20 +293,6 @@ extension CatalogSubscribing {
     ///   ``Delivery/isolated(to:)``.
     public func cancelAll(ownedBy owner: AnyObject) {
         bus.storage.cancelAll(ownedBy: owner)
-    }
-
-    /// Returns once every event fired before the call has been delivered to its listeners, in every
-    /// delivery context.
-    ///
-    /// For tests and orderly shutdown: await delivery instead of sleeping. When its task is
-    /// cancelled it returns at once, and delivery goes on.
-    ///
-    /// ```swift
-    /// emitter.fire(.initialized)
-    /// await bus.flush()   // every `.initialized` listener has run
-    /// ```
-    public func flush() async {
-        await bus.storage.flush()
     }
 
     /// The number of live subscriptions to `event`, in every delivery context.

@@ -1,7 +1,7 @@
 /// What an event sequence keeps when its consumer falls behind.
 ///
 /// ```swift
-/// for await payload in bus.events(.bucketing, bufferingPolicy: .bufferingOldest(1_000)) { … }
+/// for await payload in bus.stream(.bucketing, bufferingPolicy: .bufferingOldest(1_000)) { … }
 /// ```
 public enum EventBufferingPolicy: Sendable, Equatable {
     /// Keeps every event: memory grows as long as the consumer is behind.

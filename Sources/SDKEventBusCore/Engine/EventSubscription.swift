@@ -1,9 +1,10 @@
 /// A subscription: what `on`, `once` and every other way of subscribing return, on every bus.
 ///
-/// It is a value. Keep it to end the subscription later with the bus's `off` (which waits until the
-/// callback can no longer run) or with ``cancel()`` (synchronous, for a `deinit`); ending it twice,
-/// or on another bus, does nothing. Dropping it does not end the subscription: it lives until it is
-/// ended, or until its bus shuts down.
+/// It is a value, a token that names the subscription and owns nothing. Keep it to end the
+/// subscription later with the bus's `off` (which waits until the callback can no longer run) or
+/// with ``cancel()`` (synchronous, for a `deinit`); ending it twice, or on another bus, does nothing.
+/// Dropping it does not end the subscription: it lives until it is ended, or until its bus shuts
+/// down.
 ///
 /// ```swift
 /// let subscription = bus.on(.configUpdated) { payload in render(payload) }
@@ -11,13 +12,12 @@
 /// await bus.off(subscription)
 /// ```
 ///
-/// To tie subscriptions to an object's lifetime, store them in a set, as Combine's `AnyCancellable`:
-/// a set that holds a subscription through ``store(in:)`` owns it, and the subscription ends when
-/// the last set that owns it lets it go (the set is released, or the subscription removed from it).
+/// To tie subscriptions to an object's lifetime, as with Combine's `AnyCancellable`, store them in a
+/// ``SubscriptionSet``: the set owns them, and they end when it goes.
 ///
 /// ```swift
 /// @MainActor final class ProfileModel {
-///     private var subscriptions: Set<EventSubscription> = []
+///     private var subscriptions = SubscriptionSet()
 ///
 ///     init(bus: EventBus) {
 ///         bus.on(.configUpdated) { payload in … }.store(in: &subscriptions)
@@ -26,13 +26,9 @@
 /// }
 /// ```
 ///
-/// Every subscription has one owner object, made the first time it is stored and shared by every
-/// later ``store(in:)`` while it lives. So storing a subscription twice, or in two sets, never ends
-/// it: it ends when every set that stores it has let go. Two values are equal when they name the
-/// same subscription, whether they own it or not.
-///
-/// > Tip: Insert with ``store(in:)``, not `insert(_:)`: a value the bus returned does not own its
-/// > subscription, and a set that holds only that value leaves the subscription running when it goes.
+/// Two values are equal when they name the same subscription. A `Set<EventSubscription>` is a set
+/// of tokens, for code that ends its subscriptions itself: it owns nothing, and a subscription
+/// inserted in it runs on after the set is gone.
 public struct EventSubscription: Hashable, Sendable, CustomStringConvertible {
     /// The bus that issued the subscription.
     let busID: UInt64
@@ -42,23 +38,12 @@ public struct EventSubscription: Hashable, Sendable, CustomStringConvertible {
     let slot: Int
     /// The bus's storage, so that the subscription can end itself.
     let issuer: (any SubscriptionIssuer)?
-    /// For a copy that owns the subscription (one ``store(in:)`` made), the owner.
-    private let owner: SubscriptionHandle?
 
     init(busID: UInt64, listenerID: UInt64, slot: Int, issuer: (any SubscriptionIssuer)?) {
         self.busID = busID
         self.listenerID = listenerID
         self.slot = slot
         self.issuer = issuer
-        owner = nil
-    }
-
-    private init(_ subscription: EventSubscription, owner: SubscriptionHandle) {
-        busID = subscription.busID
-        listenerID = subscription.listenerID
-        slot = subscription.slot
-        issuer = subscription.issuer
-        self.owner = owner
     }
 
     /// Ends the subscription, synchronously, from any context: where `off` cannot be awaited, a
@@ -73,23 +58,20 @@ public struct EventSubscription: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Stores the subscription in `subscriptions`, which then owns it: the subscription ends when
-    /// every set that stores it has let go of it.
+    /// every set that stores it has let it go.
     ///
-    /// Storing it again, in this set or another, never ends it. It replaces an equal value that was
-    /// inserted without `store(in:)`, so the set owns the subscription either way.
+    /// Storing it again in the same set holds it once; storing it in another set too keeps it until
+    /// both let it go. A subscription that has already ended is not stored.
     ///
     /// ```swift
     /// bus.on(.ready) { _ in … }.store(in: &subscriptions)
     /// ```
     ///
     /// - Parameter subscriptions: The set that keeps the subscription alive.
-    public func store(in subscriptions: inout Set<EventSubscription>) {
-        guard let owner = owner ?? issuer?.handle(for: self) else {
-            // Ended: nothing to own.
-            subscriptions.insert(self)
-            return
-        }
-        subscriptions.update(with: EventSubscription(self, owner: owner))
+    public func store(in subscriptions: inout SubscriptionSet) {
+        // The subscription's one owner, shared by every set that stores it; none once it has ended.
+        guard let handle = issuer?.handle(for: self) else { return }
+        subscriptions.hold(handle)
     }
 
     /// A description for logs, naming the bus and the subscription.

@@ -77,7 +77,7 @@ struct ListenerRegistry {
     private var lifetimes: [Int32: SubscriptionLifetime] = [:]
     /// The slots of the live subscriptions bound to each owner, in no order.
     private var slotsByOwner: [ObjectIdentifier: [Int32]] = [:]
-    /// The ``EventSubscription`` that owns a subscription, for those that were asked for one.
+    /// The handle that owns a subscription, for those a ``SubscriptionSet`` stores.
     private var handles: [Int32: HandleRecord] = [:]
     /// How many live subscriptions are bound to an owner, and when to next look for dead owners.
     private var ownerBoundCount = 0

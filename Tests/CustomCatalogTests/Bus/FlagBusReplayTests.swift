@@ -71,7 +71,7 @@ import Testing
 
     @Test func eventSequenceAlsoReceivesStickyInitializedAndFinishesAtShutdown() async {
         emitter.fire(.initialized(InitializedPayload(source: .live)))
-        let stream = bus.events(of: InitializedPayload.self)
+        let stream = bus.stream(of: InitializedPayload.self)
         emitter.fire(.numbered(1))
         await bus.flush()
         emitter.shutdown()

@@ -77,8 +77,8 @@ import Testing
 
     @Test func eachSignalSubscriberReceivesValuesStrictlyInOrderThroughItsOwnStream() async {
         let bus = AppEventBus()
-        let first = bus.events(of: Progress.self, bufferingPolicy: .unbounded).map(\.value)
-        let second = bus.events(of: Progress.self, bufferingPolicy: .unbounded).map(\.value)
+        let first = bus.stream(of: Progress.self, bufferingPolicy: .unbounded).map(\.value)
+        let second = bus.stream(of: Progress.self, bufferingPolicy: .unbounded).map(\.value)
         for value in 0..<500 { bus.publish(Progress(value: value)) }
         bus.cancelAll()
 
@@ -112,7 +112,7 @@ import Testing
         #expect(buses.bus(for: .checkout) === checkout, "a lookup returns the registered bus")
         let summary = CartSummary()
         checkout.on(CartChanged.self, owner: summary) { summary, change in summary.items = change.items }
-        let badgeUpdates = checkout.events(of: CartChanged.self)
+        let badgeUpdates = checkout.stream(of: CartChanged.self)
         let profile = buses.bus(for: .profile)
         profile.on(CartChanged.self) { _ in }
 
@@ -175,7 +175,7 @@ import Testing
     @Test func playlistShuffledEventsArriveAsABoundedStreamThatReportsWhatItDropped() async {
         let reports = DropReports()
         let appBus = AppEventBus(diagnostics: reports.record)
-        let shuffles = appBus.events(of: PlaylistShuffled.self, bufferingPolicy: .bufferingNewest(2))
+        let shuffles = appBus.stream(of: PlaylistShuffled.self, bufferingPolicy: .bufferingNewest(2))
         for seed in 0..<5 { appBus.publish(PlaylistShuffled(order: [seed])) }
         appBus.cancelAll()
 

@@ -71,7 +71,7 @@ import Testing
 
     @Test func releasingABusFinishesItsStreams() async {
         var bus: AppEventBus? = AppEventBus()
-        let pings = bus!.events(of: Ping.self)
+        let pings = bus!.stream(of: Ping.self)
         let feed = bus!.allEvents()
         bus?.publish(Ping(number: 1))
         bus = nil

@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func sequenceReceivesEventsInFireOrderAcrossItsEventsFromItsCreation() async {
-        let stream = bus.events([.bucketing, .conversion, .apiQueueReleased])
+        let stream = bus.stream([.bucketing, .conversion, .apiQueueReleased])
         for payload in SamplePayloads.all.reversed() { emitter.fire(payload) }
         await bus.flush()
         emitter.shutdown()
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func typedSequenceYieldsPayloadStructs() async {
-        let stream = bus.events(of: ApiQueueReleasedPayload.self)
+        let stream = bus.stream(of: ApiQueueReleasedPayload.self)
         for number in 0..<3 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
         emitter.shutdown()
@@ -37,7 +37,7 @@ import Testing
         let bus = self.bus
         let (received, receiving) = AsyncStream.makeStream(of: Void.self)
         let consumer = Task {
-            for await _ in bus.events([.ready, .bucketing]) { receiving.yield() }
+            for await _ in bus.stream([.ready, .bucketing]) { receiving.yield() }
         }
         emitter.fire(.ready(ReadyPayload()))  // sticky: the sequence gets it even if it subscribes later
         var consumerProgress = received.makeAsyncIterator()
@@ -51,7 +51,7 @@ import Testing
 
     @Test func droppingTheSequenceEndsTheSubscription() async {
         do {
-            let stream = bus.events(.conversion)
+            let stream = bus.stream(.conversion)
             #expect(bus.listenerCount(for: .conversion) == 1)
             _ = stream
         }
@@ -60,14 +60,14 @@ import Testing
 
     @Test func droppingThousandsOfSequencesLeavesNoEntryBehind() async {
         for _ in 0..<5_000 {
-            _ = bus.events([.conversion, .bucketing])
+            _ = bus.stream([.conversion, .bucketing])
         }
         #expect(bus.listenerCount(for: .conversion) == 0)
         #expect(bus.storage.footprint.entries == 0)
     }
 
     @Test func busShutdownFinishesTheSequence() async {
-        let stream = bus.events(.ready)
+        let stream = bus.stream(.ready)
         let consumer = Task {
             var count = 0
             for await _ in stream { count += 1 }
@@ -79,12 +79,12 @@ import Testing
 
     @Test func sequenceCreatedAfterShutdownFinishesAtOnce() async {
         emitter.shutdown()
-        var iterator = bus.events(.ready).makeAsyncIterator()
+        var iterator = bus.stream(.ready).makeAsyncIterator()
         #expect(await iterator.next() == nil)
     }
 
     @Test func bufferingNewestKeepsOnlyTheLatestEventsForASlowConsumer() async {
-        let stream = bus.events(.apiQueueReleased, bufferingPolicy: .bufferingNewest(2))
+        let stream = bus.stream(.apiQueueReleased, bufferingPolicy: .bufferingNewest(2))
         for number in 0..<5 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
         emitter.shutdown()
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func bufferingOldestKeepsTheFirstEventsForASlowConsumer() async {
-        let stream = bus.events(.apiQueueReleased, bufferingPolicy: .bufferingOldest(2))
+        let stream = bus.stream(.apiQueueReleased, bufferingPolicy: .bufferingOldest(2))
         for number in 0..<5 { emitter.fire(SamplePayloads.numbered(number)) }
         await bus.flush()
         emitter.shutdown()
@@ -105,7 +105,7 @@ import Testing
 
     @Test func sequenceCanReplayTheLatestConfigUpdate() async {
         emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: Fixtures.config(named: "A"))))
-        let stream = bus.events(.configUpdated, replayLatest: true)
+        let stream = bus.stream(.configUpdated, replayLatest: true)
         await bus.flush()
         emitter.shutdown()
         var received: [EventPayloadValue] = []
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func consumerOffTheMainActorReceivesEvents() async {
-        let stream = bus.events(of: ConversionPayload.self)
+        let stream = bus.stream(of: ConversionPayload.self)
         let consumer = Task.detached {
             var received: [ConversionPayload] = []
             for await payload in stream { received.append(payload) }
@@ -131,7 +131,7 @@ import Testing
     @Test func everyEventASequenceDropsIsReportedUnderItsOwnEvent() async {
         let reports = DropReports()
         let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
-        let stream = bus.events([.bucketing, .conversion], bufferingPolicy: .bufferingOldest(1))
+        let stream = bus.stream([.bucketing, .conversion], bufferingPolicy: .bufferingOldest(1))
         for _ in 0..<3 { emitter.fire(SamplePayloads.sample(.bucketing)) }
         for _ in 0..<2 { emitter.fire(SamplePayloads.sample(.conversion)) }
         #expect(reports.counts == [1], "the first drop is reported at once")
@@ -146,7 +146,7 @@ import Testing
     @Test func aStalledConsumerIsReportedOncePer256DropsAndTheRestWhenTheSequenceEnds() async {
         let reports = DropReports()
         let (bus, emitter) = EventBus.makeBus(diagnostics: reports.record)
-        let values = bus.events([.apiQueueReleased], bufferingPolicy: .bufferingOldest(1))
+        let values = bus.stream([.apiQueueReleased], bufferingPolicy: .bufferingOldest(1))
         for value in 0...600 { emitter.fire(ApiQueueReleasedPayload(eventCount: value)) }
         #expect(reports.counts == [1, 256, 256])
         emitter.shutdown()

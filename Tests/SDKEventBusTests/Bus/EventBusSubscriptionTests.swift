@@ -205,7 +205,7 @@ import Testing
         let calls = Recorder<String>()
         _ = bus.once(.ready) { _ in calls.append("once") }
         _ = bus.on(ReadyPayload.self) { _ in calls.append("typed") }
-        let stream = bus.events(.ready)
+        let stream = bus.stream(.ready)
         await bus.flush()
         emitter.shutdown()
         #expect(calls.items == ["once", "typed"])

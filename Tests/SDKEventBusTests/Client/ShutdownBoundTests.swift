@@ -42,7 +42,7 @@ import Testing
         let (client, emitter) = client(rig.service([.config(a)]))
         try await client.ready()
         emitter.fire(.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")))
-        await client.flush()
+        await client.bus.flush()
         let report = await client.shutdown(timeout: 0)
         #expect(!report.abandoned.contains(.delivery), "\(report)")
     }

@@ -81,7 +81,7 @@ import Testing
 
     @Test func sequenceOfNoEventsFinishesAtOnce() async {
         let (bus, _) = EventBus.makeBus()
-        var iterator = bus.events([]).makeAsyncIterator()
+        var iterator = bus.stream([]).makeAsyncIterator()
         #expect(await iterator.next() == nil)
     }
 

@@ -83,11 +83,11 @@ import Testing
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func millionSequenceSubscriptionCyclesLeaveTheFootprintAtItsBaseline() async {
         let (bus, _) = EventBus.makeBus()
-        for event in SystemEvent.allCases { _ = bus.events(event) }
+        for event in SystemEvent.allCases { _ = bus.stream(event) }
         let baseline = bus.storage.footprint
         await DispatchQueueActor.run("million sequence subscription cycles") { _ in
             for index in 0..<Self.cycles {
-                _ = bus.events(SystemEvent.allCases[index % 10])
+                _ = bus.stream(SystemEvent.allCases[index % 10])
             }
         }
         let after = bus.storage.footprint
@@ -186,7 +186,7 @@ import Testing
     @Test func sequenceSubscriptionIsReleasedWhenTheSequenceIsDropped() async {
         let (bus, _) = EventBus.makeBus()
         do {
-            let stream = bus.events([.ready, .bucketing, .conversion])
+            let stream = bus.stream([.ready, .bucketing, .conversion])
             #expect(bus.listenerCount(for: .bucketing) == 1)
             _ = stream
         }
