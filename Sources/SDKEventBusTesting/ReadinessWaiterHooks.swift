@@ -2,7 +2,7 @@ public import Foundation
 public import SDKEventBusConfig
 
 extension CatalogConfigStore {
-    /// Returns once at least `count` callers are suspended in ``/SDKEventBusConfig/CatalogConfigStore/waitForReady()``,
+    /// Returns once at least `count` callers are suspended in ``/SDKEventBusConfig/CatalogConfigStore/waitForReady(timeout:clock:)``,
     /// or readiness is decided: for tests that must know their waiters are waiting, instead of
     /// polling.
     ///
@@ -30,7 +30,7 @@ extension CatalogConfigStore {
 }
 
 extension CatalogClient {
-    /// Returns once at least `count` callers are suspended in ``/SDKEventBusConfig/CatalogClient/ready()``, or
+    /// Returns once at least `count` callers are suspended in ``/SDKEventBusConfig/CatalogClient/ready(timeout:clock:)``, or
     /// readiness is decided: a hook for tests, instead of polling.
     ///
     /// - Parameters:

@@ -6,7 +6,7 @@ import SDKEventBusConfig
 ///
 /// Every wait the package offers tests throws it when its bound passes: the scripted fetch
 /// service's ``ScriptedConfigFetchService/waitForFetches(_:within:)``, the client's and the store's
-/// ``/SDKEventBusConfig/CatalogClient/waitForReadyWaiters(_:within:)``, and in `SDKEventBusTesting` the test clock's
+/// `CatalogClient.waitForReadyWaiters(_:within:)`, and in `SDKEventBusTesting` the test clock's
 /// `waitForSleepers`, `nextDeadline` and `advanceToNextDeadline` and the recorders' `next`,
 /// `waitUntil` and `wait`. A test that would otherwise hang fails with a sentence instead:
 ///

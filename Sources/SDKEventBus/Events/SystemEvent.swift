@@ -29,7 +29,7 @@ public import SDKEventBusConfig
 /// ```
 @frozen
 public enum SystemEvent: String, CaseIterable, Sendable, Codable {
-    /// The SDK has its first configuration; ``/SDKEventBusConfig/CatalogClient/ready()`` returns from now on.
+    /// The SDK has its first configuration; ``/SDKEventBusConfig/CatalogClient/ready(timeout:clock:)`` returns from now on.
     case ready = "ready"
     /// A later configuration differs from the previous one.
     case configUpdated = "config.updated"

@@ -29,7 +29,7 @@ public protocol ConfigCache<Config>: Sendable {
     /// Reads the cached configuration.
     ///
     /// - Returns: The cached configuration, or `nil` when there is none yet.
-    /// - Throws: A ``JSONDecodingError`` when what the cache holds is not a valid configuration:
+    /// - Throws: A ``/SDKEventBusWire/JSONDecodingError`` when what the cache holds is not a valid configuration:
     ///   the lifecycle ignores it and calls ``clear()``. Any other error when the cache cannot be
     ///   read: the lifecycle ignores it and leaves it in place, as the failure may pass. Either way
     ///   it reports the error.

@@ -34,7 +34,7 @@ public struct JSONFileConfigCache<Config: RemoteConfig>: ConfigCache {
     /// The file is read and decoded on the calling task; the lifecycle calls it from its own.
     ///
     /// - Returns: The configuration, or `nil` when no file exists yet.
-    /// - Throws: ``JSONDecodingError`` when the file is not a valid configuration; the file
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError`` when the file is not a valid configuration; the file
     ///   system's error when it cannot be read.
     public func load() throws -> Config? {
         guard FileManager.default.fileExists(atPath: fileURL.path) else { return nil }

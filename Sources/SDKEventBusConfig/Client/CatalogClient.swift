@@ -16,7 +16,7 @@ public import Foundation
 /// ```
 ///
 /// An SDK can hand the client to app code as its facade, or a few lines around it: it has every
-/// verb of ``CatalogSubscribing`` (`on`, `once`, `off` in every ``Delivery`` context, the typed
+/// verb of ``/SDKEventBusCore/CatalogSubscribing`` (`on`, `once`, `off` in every ``/SDKEventBusCore/Delivery`` context, the typed
 /// variants, `stream`, `listenerCount`), readiness, the status, refresh and shutdown; awaiting
 /// delivery is its bus's, `client.bus.flush()`, so a facade around it keeps `flush()` for itself. App
 /// code holding the client cannot fire events: an SDK author fires its other events through the
@@ -211,7 +211,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// and the last fetch error: for diagnostics screens and logs.
     ///
     /// Read at once, without waiting for the lifecycle: a status taken while a configuration is
-    /// being applied can show its readiness a moment before its source and time. Use ``ready()``
+    /// being applied can show its readiness a moment before its source and time. Use ``ready(timeout:clock:)``
     /// and the events to act on state; use this to show it.
     public var status: SDKStatus { lifecycle.currentStatus }
 
@@ -271,7 +271,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// No fetch, refresh or retry runs afterwards: a fetch in flight is discarded when it returns,
     /// and ``refreshNow()`` throws `CancellationError`. The bus keeps delivering, ``config`` keeps the
     /// last configuration, and a store the SDK keeps still takes the configurations it sets (a
-    /// ``ready()`` caller then returns). For an SDK that takes the configuration over itself (from a
+    /// ``ready(timeout:clock:)`` caller then returns). For an SDK that takes the configuration over itself (from a
     /// push channel, say); ``shutdown(timeout:)`` ends everything.
     public func stopFetching() {
         lifecycle.stopFetching()
@@ -279,7 +279,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
 
     // MARK: Ending readiness
 
-    /// Ends readiness with the SDK's own terminal error: every current and later ``ready()`` throws
+    /// Ends readiness with the SDK's own terminal error: every current and later ``ready(timeout:clock:)`` throws
     /// `error`, and the lifecycle stops fetching.
     ///
     /// For an SDK that learns, outside the fetch service, that it can never become ready (its key
@@ -299,7 +299,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
 
     // MARK: Shutdown
 
-    /// Shuts the SDK down: stops fetching, fails every current and later ``ready()`` with
+    /// Shuts the SDK down: stops fetching, fails every current and later ``ready(timeout:clock:)`` with
     /// ``ReadinessError/shutDown``, delivers the events already fired, then ends every
     /// subscription.
     ///

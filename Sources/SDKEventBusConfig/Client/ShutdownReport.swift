@@ -3,7 +3,7 @@
 /// Shutdown abandons a fetch or cache call in flight at once, then waits for the lifecycle to stop
 /// and for the events fired before it to be delivered, but never longer than its timeout, nor once
 /// its calling task is cancelled: work that has not finished by then is abandoned too. Each is
-/// listed here. The client is shut down either way: ``CatalogClient/ready()`` throws, later fires and
+/// listed here. The client is shut down either way: ``CatalogClient/ready(timeout:clock:)`` throws, later fires and
 /// subscriptions do nothing, and undelivered events are dropped.
 ///
 /// ```swift

@@ -29,7 +29,7 @@ public protocol RemoteConfig: Sendable {
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
-    /// - Throws: ``JSONDecodingError``.
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError``.
     static func decode(from body: Data) throws(JSONDecodingError) -> Self
 
     /// How deep objects and arrays may nest in a body; 128 unless the type says otherwise.
@@ -46,7 +46,7 @@ extension RemoteConfig {
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
-    /// - Throws: ``JSONDecodingError``.
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError``.
     @concurrent
     public static func decoded(from body: Data) async throws(JSONDecodingError) -> Self {
         try decode(from: body)
@@ -65,7 +65,7 @@ extension RemoteConfig where Self: Decodable {
     ///
     /// - Parameter body: The body as served.
     /// - Returns: The configuration.
-    /// - Throws: ``JSONDecodingError``.
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError``.
     public static func decode(from body: Data) throws(JSONDecodingError) -> Self {
         try JSONSyntaxValidator.validate(body, maximumDepth: maximumNestingDepth)
         // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.

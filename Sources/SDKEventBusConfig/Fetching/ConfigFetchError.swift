@@ -3,7 +3,7 @@ public import Foundation
 /// A fetch that failed before a body could be decoded: the transport failed, the server answered
 /// with an error status, or the body was too large.
 ///
-/// Malformed bodies fail with ``JSONDecodingError`` instead. Match on ``code``; new codes may be
+/// Malformed bodies fail with ``/SDKEventBusWire/JSONDecodingError`` instead. Match on ``code``; new codes may be
 /// added without breaking you.
 ///
 /// ```swift

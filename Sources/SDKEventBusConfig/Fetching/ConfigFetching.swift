@@ -5,7 +5,7 @@ package import Foundation
 /// The lifecycle calls ``fetchLiveConfig()`` when it starts, on every refresh, and after a failure,
 /// with backoff. Implementations decode bodies with ``RemoteConfig/decode(from:)`` (for the
 /// built-in configuration, `ProjectConfig.init(jsonData:)`) so that a malformed body fails with a
-/// ``JSONDecodingError`` wherever it comes from.
+/// ``/SDKEventBusWire/JSONDecodingError`` wherever it comes from.
 ///
 /// ```swift
 /// struct CDNFetchService: ConfigFetching {
@@ -29,7 +29,7 @@ public protocol ConfigFetching<Config>: Sendable {
     /// waits for it.
     ///
     /// - Returns: The configuration now served.
-    /// - Throws: ``JSONDecodingError`` for a malformed body; any other error for a failed fetch.
+    /// - Throws: ``/SDKEventBusWire/JSONDecodingError`` for a malformed body; any other error for a failed fetch.
     ///   Both are retried with backoff (errors adopting ``FetchRetryAdvice`` steer that); the SDK
     ///   keeps its last good configuration meanwhile.
     func fetchLiveConfig() async throws -> Config

@@ -11,7 +11,7 @@ public import Foundation
 /// `ETag`/`If-None-Match`, so that an unchanged configuration costs a 304 and fires no event. A
 /// body is decoded with ``RemoteConfig/decode(from:)``, like the scripted service's, off the
 /// caller's actor, and failures are typed: ``ConfigFetchError`` for the transport, HTTP statuses
-/// and oversized bodies (with the retry advice the lifecycle follows), ``JSONDecodingError`` for
+/// and oversized bodies (with the retry advice the lifecycle follows), ``/SDKEventBusWire/JSONDecodingError`` for
 /// malformed bodies.
 ///
 /// ```swift
@@ -68,7 +68,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
     /// there can deadlock or crash swift-corelibs-foundation's `URLSession`.
     ///
     /// - Returns: The configuration served.
-    /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
+    /// - Throws: ``ConfigFetchError``, ``/SDKEventBusWire/JSONDecodingError``, or `CancellationError`.
     public func fetchLiveConfig() async throws -> Config {
         try await fetchLiveConfigWithBody().config
     }
@@ -78,7 +78,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
     /// verbatim.
     ///
     /// - Returns: The configuration served, and its body.
-    /// - Throws: ``ConfigFetchError``, ``JSONDecodingError``, or `CancellationError`.
+    /// - Throws: ``ConfigFetchError``, ``/SDKEventBusWire/JSONDecodingError``, or `CancellationError`.
     @concurrent
     package func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
         // Everything but decoding is the same for every `Config`: it lives in one non-generic

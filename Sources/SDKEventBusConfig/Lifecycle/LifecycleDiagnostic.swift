@@ -16,14 +16,14 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case fetchStarted(attempt: Int)
     /// A fetch succeeded and the store took the configuration.
     case configApplied(ConfigChange)
-    /// A fetch failed (a ``JSONDecodingError`` for a malformed body); the last good configuration
+    /// A fetch failed (a ``/SDKEventBusWire/JSONDecodingError`` for a malformed body); the last good configuration
     /// stays in place and the next fetch is in `retryIn` seconds.
     case fetchFailed(any Error, attempt: Int, retryIn: TimeInterval)
     /// ``LifecycleConfiguration/initialConfig`` was applied.
     case initialConfigApplied(ConfigChange)
     /// The cached configuration was read and applied.
     case cacheLoaded(ConfigChange)
-    /// The cache could not be read, or holds no valid configuration (a ``JSONDecodingError``); it
+    /// The cache could not be read, or holds no valid configuration (a ``/SDKEventBusWire/JSONDecodingError``); it
     /// was ignored. An invalid one is then deleted (``cacheCleared``).
     case cacheRejected(any Error)
     /// The corrupt cache ``cacheRejected(_:)`` reported was deleted with ``ConfigCache/clear()``.

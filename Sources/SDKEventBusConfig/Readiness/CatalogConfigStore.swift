@@ -4,7 +4,7 @@ public import Foundation
 /// announces both on the SDK's bus.
 ///
 /// The first ``setConfig(_:from:fetchedAt:)`` makes the store ready: it commits the configuration,
-/// fires the catalog's ready payload, then resumes every ``waitForReady()`` caller with the same
+/// fires the catalog's ready payload, then resumes every ``waitForReady(timeout:clock:)`` caller with the same
 /// ``Readiness``. A later configuration that differs (one not `==` to the current one; every one,
 /// for a configuration that is not `Equatable`) is committed and announced with the catalog's
 /// "updated" payload; the same one changes nothing. The lifecycle can also resolve
@@ -48,13 +48,13 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// until one arrives).
     ///
     /// Committed before the ready or updated event fires and before waiters resume, so it is
-    /// readable as soon as ``waitForReady()`` returns.
+    /// readable as soon as ``waitForReady(timeout:clock:)`` returns.
     public nonisolated var config: Catalog.Config? { state.withLock { $0.config }?.value }
 
     /// Whether readiness was resolved and the store has not been shut down.
     ///
     /// `true` from the moment readiness is resolved, so a ready listener finds it; a
-    /// ``waitForReady()`` then returns at once, or, while the ready event is still being fired, as
+    /// ``waitForReady(timeout:clock:)`` then returns at once, or, while the ready event is still being fired, as
     /// soon as it has been.
     public nonisolated var isReady: Bool { gate.outcome != nil }
 
@@ -216,7 +216,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     }
 
     /// Fails readiness for good with the SDK's own error (an invalid SDK key, say): every current
-    /// and later ``waitForReady()`` throws `error`, and later configurations are ignored.
+    /// and later ``waitForReady(timeout:clock:)`` throws `error`, and later configurations are ignored.
     ///
     /// Has no effect once readiness was resolved: the first outcome stands.
     ///
@@ -284,7 +284,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     ///   - timer: The clock that measures `timeout`.
     /// - Returns: How the store became ready.
     /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
-    ///   ``waitForReady()`` otherwise.
+    ///   ``waitForReady(timeout:clock:)`` otherwise.
     package nonisolated func waitForReady(timeout: TimeInterval, on timer: any TimerClock) async throws
         -> Readiness
     {
