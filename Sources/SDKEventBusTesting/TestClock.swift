@@ -1,17 +1,17 @@
 public import Foundation
-import SDKEventBusConfig
+@_spi(Testing) public import SDKEventBusConfig
 
 /// A clock that moves only when a test advances it, so that backoff, refreshes, deadlines and
 /// timeouts run instantly and deterministically.
 ///
 /// Give it to the code under test — a lifecycle's configuration
-/// (``SDKEventBusCore/LifecycleConfiguration/testClock``), a timed `ready(timeout:clock:)`, a
+/// (``SDKEventBusCore/LifecycleConfiguration/clock``), a timed `ready(timeout:clock:)`, a
 /// scripted fetch service — then await the code's sleeps instead of polling:
 ///
 /// ```swift
 /// let clock = TestClock()
 /// var settings = SDKConfiguration()
-/// settings.testClock = clock
+/// settings.clock = clock
 /// let sdk = SDKClient(configuration: settings, fetchService: service)
 ///
 /// try await clock.waitForSleepers(1)           // the lifecycle is sleeping until its next refresh
@@ -175,15 +175,15 @@ public final class TestClock: Sendable {
     }
 }
 
-extension TestClock: TimerClock {
+@_spi(Testing) extension TestClock: TimerClock {
     /// Nanoseconds since the clock's start.
-    package var nanoseconds: UInt64 { state.withLock { $0.now } }
+    @_spi(Testing) public var nanoseconds: UInt64 { state.withLock { $0.now } }
 
     /// Suspends until a test advances the clock to `deadline`.
     ///
     /// - Parameter deadline: When to wake, in nanoseconds since the clock's start.
     /// - Throws: `CancellationError` when the sleeping task is cancelled.
-    package func sleep(untilNanoseconds deadline: UInt64) async throws {
+    @_spi(Testing) public func sleep(untilNanoseconds deadline: UInt64) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state in
             defer { state.nextID += 1 }

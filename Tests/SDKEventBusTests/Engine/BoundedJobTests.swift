@@ -1,8 +1,8 @@
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
-@testable import SDKEventBusCore
+@_spi(Testing) @testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
 /// A main-actor or actor delivery job runs at most about 2 ms of callbacks, then yields its

@@ -2,7 +2,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusConfig
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
@@ -42,7 +42,7 @@ import Testing
     @Test func waitForReadyReturnsAtOnceWhenAlreadyReady() async throws {
         await store.setConfig(Fixtures.config(named: "A"))
         try await store.waitForReady()
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func configUpdatedFiresOnlyWhenTheConfigChanged() async {
@@ -74,7 +74,7 @@ import Testing
             try await group.waitForAll()
         }
         #expect(resumed.count == 1_000)
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async throws {
@@ -96,13 +96,13 @@ import Testing
             let result = await waiter.value
             #expect(throws: CancellationError.self) { try result.get() }
         }
-        #expect(store.waiterCount == 500)
+        #expect(store.readinessWaiters.count == 500)
         await store.setConfig(Fixtures.config(named: "A"))
         for waiter in waiters[500...] {
             let result = await waiter.value
             #expect(throws: Never.self) { try result.get() }
         }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func taskCancelledBeforeWaitingThrowsCancellationAtOnce() async {
@@ -112,7 +112,7 @@ import Testing
             try await store.waitForReady()
         }
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func timeoutThrowsATypedErrorAndALaterWaitSucceeds() async throws {
@@ -127,7 +127,7 @@ import Testing
         } catch let error as ReadinessError {
             #expect(error == .timedOut(after: 5))
         }
-        #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
+        #expect(store.readinessWaiters.count == 0, "the timed-out waiter is forgotten")
         #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
@@ -154,7 +154,7 @@ import Testing
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func waitAfterShutDownFailsAtOnceAndConfigsAreIgnored() async {
@@ -175,7 +175,7 @@ import Testing
                 for _ in 0..<5 { group.addTask { try await store.waitForReady() } }
                 try await group.waitForAll()
             }
-            #expect(store.waiterCount == 0)
+            #expect(store.readinessWaiters.count == 0)
         }
     }
 
