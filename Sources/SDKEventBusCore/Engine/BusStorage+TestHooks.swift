@@ -19,10 +19,13 @@ extension BusStorage {
     }
 
     /// Makes each delivery job (main actor, actor, and the immediate lane past a firer's own fire)
-    /// yield after `callbacks` callbacks (or its usual time budget, whichever comes first): for
-    /// tests that need a pass to span jobs at known points.
+    /// yield after exactly `callbacks` callbacks: for tests that need a pass to span jobs at known
+    /// points.
+    ///
+    /// A budget of no time whose first clock read comes after `callbacks` callbacks: the engine
+    /// counts no callbacks for tests.
     func limitJobs(toCallbacks callbacks: Int) {
-        state.withLock { $0.jobLimit.callbacks = callbacks }
+        state.withLock { $0.jobLimit = DeliveryBudget.Limit(nanoseconds: 0, firstCheck: callbacks) }
     }
 
     /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
