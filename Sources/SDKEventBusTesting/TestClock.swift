@@ -175,6 +175,11 @@ public final class TestClock: Sendable {
     }
 }
 
+// Public: any lifecycle, timed wait or scripted service runs on it.
+extension TestClock: LifecycleClock {}
+
+// Test SPI: the lifecycle reads the clock in exact nanoseconds, so a deadline it is advanced to is
+// exactly the one a timer set.
 @_spi(Testing) extension TestClock: TimerClock {
     /// Nanoseconds since the clock's start.
     @_spi(Testing) public var nanoseconds: UInt64 { state.withLock { $0.now } }
