@@ -6,7 +6,7 @@
 ///
 /// Test SPI (`@_spi(Testing) import SDKEventBusConfig`): the testing library's clock converts as
 /// the timers do, so that a deadline it is advanced to is exactly the one a timer set.
-@_spi(Testing) public enum TimeUnits {
+@_spi(Testing) public enum TimeUnits: Sendable {
     /// `interval` in whole nanoseconds, rounded: zero for a negative interval or NaN, and the
     /// largest count for one too long to count (centuries).
     ///
