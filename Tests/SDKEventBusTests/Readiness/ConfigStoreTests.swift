@@ -26,6 +26,27 @@ import Testing
         #expect(recorder.events == [.ready])
     }
 
+    /// Hands on every reading a store's readiness gate tells its watcher.
+    final class ReadingRecorder: ReadinessGateWatcher {
+        let (readings, continuation) = AsyncStream.makeStream(of: ReadinessWaiters.self)
+        func waitersChanged(_ waiters: ReadinessWaiters) { continuation.yield(waiters) }
+    }
+
+    @Test func theWatcherIsToldEachWaiterAndTheDecisionWithTheReadingAfterIt() async throws {
+        // Not with `waitForWaiters`: the testing library's hook installs its own watcher.
+        let watcher = ReadingRecorder()
+        #expect(store.readinessWatcher { watcher } === watcher)
+        #expect(store.readinessWatcher { ReadingRecorder() } === watcher, "the first watcher stays")
+        var readings = watcher.readings.makeAsyncIterator()
+        let store = self.store
+        let waiter = Task { try await store.waitForReady() }
+        #expect(await readings.next() == ReadinessWaiters(count: 1, isDecided: false))
+        await store.setConfig(Fixtures.config(named: "A"))
+        _ = try await waiter.value
+        #expect(await readings.next() == ReadinessWaiters(count: 0, isDecided: true))
+        #expect(store.readinessWaiters == ReadinessWaiters(count: 0, isDecided: true))
+    }
+
     @Test func waiterResumesAfterReadyIsFiredAndCanReadTheConfig() async throws {
         let store = self.store
         let waiter = Task { @MainActor in
