@@ -5,7 +5,8 @@ Usage: Scripts/budgets.py [--check] [--markdown]
 
 - API entries are counted from the swift-api-digester dump of each library module: every public
   type, function, initializer, property, subscript, enum case, typealias and associated type, at
-  any depth (accessors, conformances and `package` declarations are not entries). The budget and
+  any depth (accessors, conformances, `package` declarations and test SPI, `@_spi(Testing)`, are not
+  entries: an SDK takes neither). The budget and
   the ceilings apply to that count. Beside it, "declared" leaves out the members the compiler makes
   for a conformance (synthesized `==` and `hash(into:)`, `init(rawValue:)`, an actor's executor,
   inferred typealiases), which no one writes, documents or can remove without the conformance.
@@ -85,7 +86,8 @@ def library_modules():
 
 
 def count_entries(node, declared_only=False):
-    """Public entries under `node`; `package` declarations (marked `isInternal`) are not API.
+    """Public entries under `node`; `package` declarations (marked `isInternal`) and test SPI (with
+    `spi_group_names`) are not API.
 
     With `declared_only`, leaves out what the compiler makes (marked `implicit`): synthesized `==`,
     `hash(into:)` and `hashValue`, a raw-value enum's `init(rawValue:)`, an actor's
@@ -93,7 +95,12 @@ def count_entries(node, declared_only=False):
     """
     count = 0
     for child in node.get("children", []):
-        if child.get("kind") in ENTRY_KINDS and child.get("declKind") != "Accessor" and not child.get("isInternal"):
+        if (
+            child.get("kind") in ENTRY_KINDS
+            and child.get("declKind") != "Accessor"
+            and not child.get("isInternal")
+            and not child.get("spi_group_names")
+        ):
             if not (declared_only and child.get("implicit")):
                 count += 1
             count += count_entries(child, declared_only)

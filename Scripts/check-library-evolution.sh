@@ -5,7 +5,8 @@
 #
 # 1. a release build of the library products with -enable-library-evolution -emit-module-interface;
 # 2. each emitted .swiftinterface type-checks on its own (swiftc -frontend
-#    -typecheck-module-from-interface), its dependencies found as interfaces too;
+#    -typecheck-module-from-interface), its dependencies found as interfaces too; so does each
+#    .private.swiftinterface, which adds the test SPI (`@_spi(Testing)`);
 # 3. a small client (Scripts/library-evolution-client) compiles against the interfaces alone, links
 #    against the release objects, and runs: events on the built-in and on its own catalog, a
 #    replay, the lifecycle on a test clock, a timed ready() and a shutdown.
@@ -44,6 +45,20 @@ for module in "${modules[@]}"; do
     echo "Verifying $module.swiftinterface"
     swiftc -frontend -typecheck-module-from-interface "$work/interfaces/$module.swiftinterface" \
         -module-name "$module" -I "$work/interfaces" -module-cache-path "$work/module-cache" \
+        -target "$triple" "${sdk[@]}"
+done
+
+# The private interfaces add the test SPI (`@_spi(Testing)`, what the testing library reaches): they
+# must verify too, each finding its dependencies' private interfaces beside the public ones.
+mkdir -p "$work/private-interfaces" "$work/private-module-cache"
+for module in "${modules[@]}"; do
+    cp "$bin/$module.build/$module.swiftinterface" "$bin/$module.build/$module.private.swiftinterface" \
+        "$work/private-interfaces/"
+done
+for module in "${modules[@]}"; do
+    echo "Verifying $module.private.swiftinterface"
+    swiftc -frontend -typecheck-module-from-interface "$work/private-interfaces/$module.private.swiftinterface" \
+        -module-name "$module" -I "$work/private-interfaces" -module-cache-path "$work/private-module-cache" \
         -target "$triple" "${sdk[@]}"
 done
 

@@ -43,6 +43,7 @@ GUIDES = {
     "Subscriptions": "SDKEventBusCore",
     "DeliveryContexts": "SDKEventBusCore",
     "DeliveryGuarantees": "SDKEventBusCore",
+    "ABI": "SDKEventBusCore",
     "AppEvents": "SDKEventBusAppEvents",
     "ReadinessAndLifecycle": "SDKEventBusConfig",
     "OnlineOfflineAndCache": "SDKEventBusConfig",
@@ -76,7 +77,8 @@ def public_names(module):
         for line in source.read_text(encoding="utf-8").splitlines():
             code = STRING_LITERAL.sub('""', line.split("//", 1)[0])
             match = TYPES_PATTERN.match(code)
-            if match and depth == 0:
+            # Test SPI (`@_spi(Testing) public`) is not in the documentation: no symbol to link.
+            if match and depth == 0 and "@_spi(" not in code:
                 names.add(match.group(1))
             depth += code.count("{") - code.count("}")
     return names

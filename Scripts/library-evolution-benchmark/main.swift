@@ -5,7 +5,9 @@
 //
 // `immediate`, `immediate-local` and `actor` fire the built-in catalog, which the client sees
 // through the package's interface; `own-immediate` fires a catalog declared here, as a binary SDK
-// declares its own.
+// declares its own; `typed-immediate` fires a payload struct. `on-off` and `on-off-immediate`
+// subscribe and unsubscribe (nanoseconds per pair), with 1,000 other listeners live: the inlinable
+// verbs of Docs/ABI.md, each scenario one of them.
 
 import Dispatch
 import SDKEventBus
@@ -119,12 +121,61 @@ func ownImmediate(events: Int) async -> Double {
     return Double(time) / Double(events)
 }
 
+/// `immediate`, firing the payload struct: the typed `fire`, and the check it inlines.
+func typedImmediate(events: Int) async -> Double {
+    let (bus, emitter) = EventBus.makeBus()
+    let typed = BucketingPayload(experienceId: "1", variationId: "2", visitorId: "visitor")
+    let count = Count()
+    let subscription = bus.on(.bucketing, delivery: .immediate) { _ in count.value += 1 }
+    let time = await nanoseconds {
+        for _ in 0..<events { emitter.fire(typed) }
+    }
+    precondition(count.value == events)
+    subscription.cancel()
+    return Double(time) / Double(events)
+}
+
+/// `on` (main actor) then `off`, `pairs` times, beside 1,000 live listeners: nothing is fired, so
+/// `off` never waits for a pass.
+func onOff(pairs: Int) async -> Double {
+    let (bus, _) = EventBus.makeBus()
+    let others = (0..<1_000).map { index in bus.on(SystemEvent.allCases[index % 10]) { _ in } }
+    let time = await nanoseconds {
+        for _ in 0..<pairs {
+            let subscription = bus.on(.bucketing) { _ in }
+            await bus.off(subscription)
+        }
+    }
+    for other in others { other.cancel() }
+    return Double(time) / Double(pairs)
+}
+
+/// `onOff`, with immediate listeners.
+func onOffImmediate(pairs: Int) async -> Double {
+    let (bus, _) = EventBus.makeBus()
+    let others = (0..<1_000).map { index in bus.on(SystemEvent.allCases[index % 10], delivery: .immediate) { _ in } }
+    let time = await nanoseconds {
+        for _ in 0..<pairs {
+            let subscription = bus.on(.bucketing, delivery: .immediate) { _ in }
+            await bus.off(subscription)
+        }
+    }
+    for other in others { other.cancel() }
+    return Double(time) / Double(pairs)
+}
+
 let events = 200_000
 _ = await immediate(events: events / 10)
 _ = await onActor(events: events / 10)
 _ = await ownImmediate(events: events / 10)
 _ = await immediateLocal(events: events / 10)
+_ = await typedImmediate(events: events / 10)
+_ = await onOff(pairs: events / 10)
+_ = await onOffImmediate(pairs: events / 10)
 print("immediate \(await immediate(events: events))")
 print("immediate-local \(await immediateLocal(events: events))")
 print("actor \(await onActor(events: events))")
 print("own-immediate \(await ownImmediate(events: events))")
+print("typed-immediate \(await typedImmediate(events: events))")
+print("on-off \(await onOff(pairs: events))")
+print("on-off-immediate \(await onOffImmediate(pairs: events))")

@@ -68,7 +68,7 @@ lateToken.cancel()
 // The lifecycle on a test clock: a timed ready() that times out, then readiness from a fetch.
 let clock = TestClock()
 var settings = SDKConfiguration(refreshInterval: nil)
-settings.testClock = clock
+settings.clock = clock
 // The configuration: the test fixture, whose path the script passes.
 let body = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
 let service = MockConfigFetchService([.delayed(5, .body(body))], clock: clock)

@@ -205,7 +205,7 @@ extension AppEventBus {
         guard case .actor(let isolation) = delivery.lane, let actor = isolation as? A else {
             preconditionFailure("a Delivery<\(A.self)> names its actor")
         }
-        let call = nonisolatedCallback(callback)
+        let call = ErasedCallback.nonisolated(callback)
         return subscribe(type, lane: delivery.lane, owner: owner ?? actor) { subscription in
             let end: @Sendable () -> Void = { subscription.cancel() }
             return .erasing(isolatedTo: actor, call, end: end)

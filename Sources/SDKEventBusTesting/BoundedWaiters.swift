@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusConfig
+@_spi(Testing) import SDKEventBusConfig
 
 /// The waiters of a test hook (`waitForFetches`, `waitForSleepers`, a recorder's `waitUntil`…):
 /// each is resumed exactly once, by its condition, its bound or its task's cancellation, whichever

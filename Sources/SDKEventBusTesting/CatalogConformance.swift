@@ -1,5 +1,6 @@
 import Foundation
 public import SDKEventBusConfig
+@_spi(Testing) import SDKEventBusCore
 import SDKEventBusWire
 
 /// Checks an SDK's catalog against its wire contract, in the SDK's own tests: the event names

@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusConfig
+@_spi(Testing) public import SDKEventBusConfig
 
 extension CatalogConfigStore {
     /// Returns once at least `count` callers are suspended in ``/SDKEventBusConfig/CatalogConfigStore/waitForReady(timeout:clock:)``,
@@ -20,12 +20,9 @@ extension CatalogConfigStore {
     public nonisolated func waitForWaiters(
         _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
-        let watch = readinessWatcher {
-            // Weakly: the store holds the watch.
-            ReadinessWaiterWatch(reading: { [weak self] in (self?.waiterCount ?? 0, self?.isDecided ?? true) })
-        }
         // The testing library is the only one that installs a watcher.
-        try await (watch as! ReadinessWaiterWatch).wait(for: count, within: timeout)
+        let watch = readinessWatcher { ReadinessWaiterWatch() } as! ReadinessWaiterWatch
+        try await watch.wait(for: count, within: timeout) { self.readinessWaiters }
     }
 }
 
@@ -41,7 +38,8 @@ extension CatalogClient {
     public func waitForReadyWaiters(
         _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
-        try await lifecycle.store.waitForWaiters(count, within: timeout)
+        let watch = readinessWatcher { ReadinessWaiterWatch() } as! ReadinessWaiterWatch
+        try await watch.wait(for: count, within: timeout) { self.readinessWaiters }
     }
 }
 
@@ -51,49 +49,40 @@ extension CatalogClient {
 /// Installed on the store's readiness gate by the first `waitForWaiters`, and told by the gate each
 /// time a caller has started waiting and once readiness is decided.
 private final class ReadinessWaiterWatch: ReadinessGateWatcher {
-    /// How many callers wait for readiness now, and whether readiness is decided.
-    typealias Reading = @Sendable () -> (waiting: Int, isDecided: Bool)
-
     private let waiters = LockedValue(BoundedWaiters<Int>())
-    private let read: Reading
 
-    init(reading read: @escaping Reading) {
-        self.read = read
-    }
-
-    func waitersChanged() {
-        let (waiting, isDecided) = read()
-        let ready = waiters.withLock { $0.takeAll { isDecided || $0 <= waiting } }
+    func waitersChanged(_ now: ReadinessWaiters) {
+        let ready = waiters.withLock { $0.takeAll { now.isDecided || $0 <= now.count } }
         for waiter in ready { waiter.resume() }
     }
 
     /// Returns once at least `count` callers wait for readiness, or readiness is decided.
     ///
+    /// - Parameters:
+    ///   - count: How many suspended callers to wait for.
+    ///   - timeout: How long to wait at most, in seconds of real time.
+    ///   - read: Reads the waiters now, for the check after registering and the timeout's message.
     /// - Throws: ``WaitTimeoutError`` when fewer wait when the bound passes; `CancellationError`
     ///   when the task is cancelled first.
-    func wait(for count: Int, within timeout: TimeInterval) async throws {
+    func wait(
+        for count: Int, within timeout: TimeInterval, reading read: @escaping @Sendable () -> ReadinessWaiters
+    ) async throws {
         let id = waiters.withLock { $0.makeID() }
         try await boundedWait(within: timeout) { continuation in
             if let ended = waiters.withLock({ $0.register(id, count, continuation) }) {
                 continuation.resume(throwing: ended)
             } else {
                 // Registered first, then checked: a caller that started waiting meanwhile is seen.
-                waitersChanged()
+                waitersChanged(read())
             }
-        } end: { [waiters, read] didTimeOut in
+        } end: { [waiters] didTimeOut in
             let error: any Error =
                 didTimeOut
                 ? WaitTimeoutError(
-                    expected: "\(count) caller(s) waiting for readiness", observed: "\(read().waiting)",
+                    expected: "\(count) caller(s) waiting for readiness", observed: "\(read().count)",
                     timeout: timeout)
                 : CancellationError()
             waiters.withLock { $0.end(id, with: error) }?.resume(throwing: error)
         }
     }
-}
-
-extension CatalogConfigStore {
-}
-
-extension CatalogClient {
 }

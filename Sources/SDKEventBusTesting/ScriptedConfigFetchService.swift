@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusConfig
+@_spi(Testing) public import SDKEventBusConfig
 
 /// A fetch service that plays a script of outcomes, so tests and demos can drive any lifecycle
 /// deterministically, for any configuration type.

@@ -1,5 +1,5 @@
 public import Foundation
-import SDKEventBusConfig
+@_spi(Testing) public import SDKEventBusConfig
 
 /// A clock that moves only when a test advances it, so that backoff, refreshes, deadlines and
 /// timeouts run instantly and deterministically.
@@ -175,15 +175,20 @@ public final class TestClock: Sendable {
     }
 }
 
-extension TestClock: TimerClock {
+// Public: any lifecycle, timed wait or scripted service runs on it.
+extension TestClock: LifecycleClock {}
+
+// Test SPI: the lifecycle reads the clock in exact nanoseconds, so a deadline it is advanced to is
+// exactly the one a timer set.
+@_spi(Testing) extension TestClock: TimerClock {
     /// Nanoseconds since the clock's start.
-    package var nanoseconds: UInt64 { state.withLock { $0.now } }
+    @_spi(Testing) public var nanoseconds: UInt64 { state.withLock { $0.now } }
 
     /// Suspends until a test advances the clock to `deadline`.
     ///
     /// - Parameter deadline: When to wake, in nanoseconds since the clock's start.
     /// - Throws: `CancellationError` when the sleeping task is cancelled.
-    package func sleep(untilNanoseconds deadline: UInt64) async throws {
+    @_spi(Testing) public func sleep(untilNanoseconds deadline: UInt64) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state in
             defer { state.nextID += 1 }

@@ -28,7 +28,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// How the client loads, refreshes and becomes ready.
     var configuration: LifecycleConfiguration<Catalog.Config> { lifecycle.configuration }
 
-    package let lifecycle: ConfigLifecycle<Catalog>
+    let lifecycle: ConfigLifecycle<Catalog>
     var store: CatalogConfigStore<Catalog> { lifecycle.store }
     private let emitter: CatalogEmitter<Catalog>
     private let task: Task<Void, Never>
@@ -366,5 +366,28 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
         // A bound too short to let the flush run abandons nothing when nothing was left to deliver.
         if !done.contains(.delivery), bus.storage.isDelivered { done.append(.delivery) }
         return [ShutdownReport.Work.lifecycle, .delivery].filter { !done.contains($0) }
+    }
+}
+
+// The test hooks of the testing library's `waitForReadyWaiters(_:within:)`: test SPI, which reads
+// the store's waiters and changes nothing (the store itself, which can announce readiness, stays
+// out of reach).
+extension CatalogClient {
+    /// How many callers wait in ``ready()`` now, and whether readiness is decided.
+    ///
+    /// Test SPI: `@_spi(Testing) import SDKEventBusConfig`.
+    @_spi(Testing) public var readinessWaiters: ReadinessWaiters { store.readinessWaiters }
+
+    /// The watcher of the callers waiting in ``ready()``, installed by the first call; see
+    /// ``CatalogConfigStore/readinessWatcher(orInstall:)``.
+    ///
+    /// Test SPI: `@_spi(Testing) import SDKEventBusConfig`.
+    ///
+    /// - Parameter make: Makes the watcher, when none is installed yet.
+    /// - Returns: The watcher installed.
+    @_spi(Testing) public func readinessWatcher(
+        orInstall make: () -> any ReadinessGateWatcher
+    ) -> any ReadinessGateWatcher {
+        store.readinessWatcher(orInstall: make)
     }
 }

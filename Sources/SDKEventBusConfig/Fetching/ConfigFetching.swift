@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Fetches an SDK's live configuration: the seam between the SDK's lifecycle and the network.
 ///
@@ -39,7 +39,7 @@ public protocol ConfigFetching<Config>: Sendable {
 ///
 /// The HTTP service is one. The lifecycle caches any other service's configuration encoded as JSON (when
 /// it is `Encodable`; otherwise it is not cached).
-package protocol BodyPassingConfigFetching<Config>: ConfigFetching {
+protocol BodyPassingConfigFetching<Config>: ConfigFetching {
     /// Fetches and decodes the current configuration, and passes on the body it was decoded from.
     ///
     /// - Returns: The configuration, and the body as served.

@@ -80,7 +80,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
     /// - Returns: The configuration served, and its body.
     /// - Throws: ``ConfigFetchError``, ``/SDKEventBusWire/JSONDecodingError``, or `CancellationError`.
     @concurrent
-    package func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
+    func fetchLiveConfigWithBody() async throws -> (config: Config, body: Data?) {
         // Everything but decoding is the same for every `Config`: it lives in one non-generic
         // function, and only this short one is made for each configuration type.
         let (config, body) = try await HTTPTransfer.fetch(

@@ -17,14 +17,14 @@ import Foundation
 /// Low power mode (``handle(_:)``) pauses periodic refreshes and retries once the SDK is ready; it
 /// never holds the first fetch, a retry that readiness waits for, the degraded deadline, or
 /// ``refreshNow()``.
-package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
+final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// The configuration type.
-    package typealias Config = Catalog.Config
+    typealias Config = Catalog.Config
 
     /// The store the lifecycle fills.
-    package let store: CatalogConfigStore<Catalog>
+    let store: CatalogConfigStore<Catalog>
     /// How the lifecycle loads, refreshes and becomes ready.
-    package let configuration: LifecycleConfiguration<Config>
+    let configuration: LifecycleConfiguration<Config>
 
     typealias RefreshWaiter = CheckedContinuation<Result<ConfigChange, any Error>, Never>
     typealias LoopWake = LifecycleLoopWake
@@ -48,7 +48,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///   - store: The store to fill.
     ///   - fetchService: Where the configuration comes from.
     ///   - configuration: How to load, refresh and become ready.
-    package init(
+    init(
         store: CatalogConfigStore<Catalog>,
         fetchService: some ConfigFetching<Config>,
         configuration: LifecycleConfiguration<Config> = LifecycleConfiguration()
@@ -66,7 +66,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// it a second time returns at once. Cancelling the task returns promptly, whatever the fetch
     /// service and the cache do: a call in flight is abandoned and its result discarded.
     @concurrent
-    package func run() async {
+    func run() async {
         guard control.withLock({ $0.start() }) else { return }
         // The app's foreground and low-power notifications, where the platform has them, for as
         // long as the lifecycle runs: an SDK that runs its own lifecycle gets them too.
@@ -91,7 +91,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///
     /// Before ``run()`` has started, a refresh waits for it.
     @discardableResult
-    package func refreshNow() async throws -> ConfigChange {
+    func refreshNow() async throws -> ConfigChange {
         let id = control.withLock { $0.makeRefreshID() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: RefreshWaiter) in
@@ -115,14 +115,14 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// - Parameter error: What every waiter throws.
     /// - Returns: Whether this call ended readiness.
     @discardableResult
-    package func failReadiness(with error: any Error) -> Bool {
+    func failReadiness(with error: any Error) -> Bool {
         guard store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) }) else { return false }
         stop(because: error)
         return true
     }
 
     /// Stops fetching for good, leaving the store and the bus as they are: ``CatalogClient/stopFetching()``.
-    package func stopFetching() {
+    func stopFetching() {
         stop(because: CancellationError())
     }
 
@@ -141,7 +141,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///
     /// As low power mode does, independently of it. A refresh that fell due meanwhile runs as soon
     /// as both pauses end.
-    package func setRefreshPaused(_ paused: Bool) {
+    func setRefreshPaused(_ paused: Bool) {
         let (changed, wake) = control.withLock { $0.setPausedBySDK(paused) }
         guard changed else { return }
         report(paused ? .refreshPaused : .refreshResumed)
@@ -155,7 +155,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// asked for, only periodic refreshes and retries once the SDK is ready.
     ///
     /// - Parameter event: What happened.
-    package func handle(_ event: AppLifecycleEvent) {
+    func handle(_ event: AppLifecycleEvent) {
         switch event {
         case .willEnterForeground:
             refreshIfStale(.foreground)
@@ -171,7 +171,7 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// ``LifecycleConfiguration/timeToLive``; does nothing otherwise, or without one.
     ///
     /// The client calls it when its configuration is read.
-    package func refreshIfStale() {
+    func refreshIfStale() {
         refreshIfStale(.stale)
     }
 
@@ -328,7 +328,6 @@ package final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///   so the lifecycle.
     private func recover(from error: any Error, failures: inout Int) async -> TimeInterval? {
         status.fetchFailed(error)
-        store.recordError(error)
         // An error that ends readiness ends the lifecycle only while readiness is undecided; once
         // the SDK is ready (from a cache, an initial or a degraded start) it is a failure like
         // another, and the last good configuration stays in use.

@@ -62,7 +62,7 @@ public struct LifecycleConfiguration<Config: RemoteConfig>: Sendable {
     }
     /// ``clock``, read in nanoseconds: the package's own clocks directly, another through
     /// ``LifecycleClockTimer``.
-    package private(set) var timer: any TimerClock = SystemTimerClock()
+    private(set) var timer: any TimerClock = SystemTimerClock()
     /// Called with each step of the lifecycle, on the lifecycle's task, before what the step causes
     /// (the listeners of an announcement, `ready()` returning).
     ///

@@ -24,16 +24,15 @@ public import Foundation
 public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
 
     /// The configuration (boxed, so that this state's layout does not depend on its type and its
-    /// value witnesses stay small) and the last error.
+    /// value witnesses stay small).
     private struct State {
         var config: Boxed<Catalog.Config>?
-        var lastError: (any Error)?
     }
 
     private nonisolated let gate = ReadinessGate<Readiness>()
     private nonisolated let state = LockedValue(State())
     /// The emitter the store announces readiness and changes through.
-    package nonisolated let emitter: CatalogEmitter<Catalog>
+    nonisolated let emitter: CatalogEmitter<Catalog>
 
     /// Creates a store that fires its events through `emitter`.
     ///
@@ -61,25 +60,27 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// How the store became ready, once it did (and until it is shut down).
     public nonisolated var readiness: Readiness? { gate.outcome }
 
-    /// The last error recorded with ``recordError(_:)`` or ``failReadiness(with:)``.
-    package nonisolated var lastError: (any Error)? { state.withLock { $0.lastError } }
-
-    /// How many callers are waiting for readiness now, for the tests and benchmarks of the package
-    /// (the testing library's `waitForWaiters` waits for a count without polling).
-    package nonisolated var waiterCount: Int { gate.waiterCount }
-
     /// Whether the store was shut down, for the client's `SDKStatus.isShutDown`.
     nonisolated var isShutDown: Bool { gate.isShutDown }
 
     /// Whether readiness is decided: ready, failed or shut down.
-    package nonisolated var isDecided: Bool { !gate.isWaiting }
+    nonisolated var isDecided: Bool { !gate.isWaiting }
+
+    /// How many callers wait for readiness now, and whether readiness is decided.
+    ///
+    /// Test SPI, for the testing library's `waitForWaiters(_:within:)` and for tests that check no
+    /// waiter is left behind: `@_spi(Testing) import SDKEventBusConfig`.
+    @_spi(Testing) public nonisolated var readinessWaiters: ReadinessWaiters { gate.waiters }
 
     /// The watcher of the callers waiting for readiness, installed by the first call.
     ///
-    /// The hook behind the testing library's `waitForWaiters`: returns the watcher installed, or
-    /// else installs the one `make` creates. The watcher is told, outside any lock, each time a
-    /// caller has started waiting and once readiness is decided.
-    package nonisolated func readinessWatcher(
+    /// Test SPI, the hook behind the testing library's `waitForWaiters(_:within:)`: returns the
+    /// watcher installed, or else installs the one `make` creates. The watcher is told, outside any
+    /// lock, each time a caller has started waiting and once readiness is decided.
+    ///
+    /// - Parameter make: Makes the watcher, when none is installed yet.
+    /// - Returns: The watcher installed.
+    @_spi(Testing) public nonisolated func readinessWatcher(
         orInstall make: () -> any ReadinessGateWatcher
     ) -> any ReadinessGateWatcher {
         gate.watcher(orInstall: make)
@@ -113,7 +114,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     ///
     /// The lifecycle records its status and reports its step there, so that a diagnostic comes
     /// before the events and the `ready()` returns that the step caused.
-    package func setConfig(
+    func setConfig(
         _ newConfig: Catalog.Config,
         from source: ConfigSource,
         fetchedAt: Date?,
@@ -206,10 +207,9 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
 
     /// ``setDegraded(because:)``, calling `willAnnounce` once it resolved readiness, before it
     /// fires or resumes a waiter.
-    package func setDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
+    func setDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
         let readiness = Readiness(source: .degraded, error: error)
         return gate.open(readiness) {
-            state.withLock { $0.lastError = error }
             willAnnounce()
             emitter.fire(Catalog.readyPayload(readiness, config: nil))
         }
@@ -229,19 +229,8 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
 
     /// ``failReadiness(with:)``, calling `willFail` once it decided readiness, before any waiter
     /// resumes.
-    package nonisolated func failReadiness(with error: any Error, willFail: () -> Void) -> Bool {
-        gate.fail(error) {
-            state.withLock { $0.lastError = error }
-            willFail()
-        }
-    }
-
-    /// Records an error that does not end readiness (a fetch that will be retried): waiters keep
-    /// waiting, and ``lastError`` reports it.
-    ///
-    /// - Parameter error: The error.
-    package nonisolated func recordError(_ error: any Error) {
-        state.withLock { $0.lastError = error }
+    nonisolated func failReadiness(with error: any Error, willFail: () -> Void) -> Bool {
+        gate.fail(error, announcing: willFail)
     }
 
     // MARK: Waiting
@@ -285,7 +274,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// - Returns: How the store became ready.
     /// - Throws: ``ReadinessError/timedOut(after:)`` when the deadline passes first, and as
     ///   ``waitForReady(timeout:clock:)`` otherwise.
-    package nonisolated func waitForReady(timeout: TimeInterval, on timer: any TimerClock) async throws
+    nonisolated func waitForReady(timeout: TimeInterval, on timer: any TimerClock) async throws
         -> Readiness
     {
         if let readiness = gate.announcedOutcome { return readiness }

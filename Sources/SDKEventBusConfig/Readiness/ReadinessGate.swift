@@ -37,8 +37,10 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
         }
     }
 
-    /// How many waiters are suspended now.
-    var waiterCount: Int { machine.withLock { $0.waiterCount } }
+    /// How many waiters are suspended now, and whether the gate is decided: one reading.
+    var waiters: ReadinessWaiters {
+        machine.withLock { ReadinessWaiters(count: $0.waiterCount, isDecided: !$0.isWaiting) }
+    }
 
     /// Returns the outcome once the gate opens.
     ///
@@ -78,8 +80,9 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
 
     /// The gate's watcher, installed by the first call.
     ///
-    /// Returns the watcher installed, or else installs the one `make` creates. The hook behind the testing library's `waitForWaiters`: the watcher is told, outside the
-    /// lock, each time a waiter has registered and each time the gate is decided.
+    /// Returns the watcher installed, or else installs the one `make` creates. The hook behind the
+    /// testing library's `waitForWaiters`: the watcher is told, outside the lock, each time a
+    /// waiter has registered and each time the gate is decided.
     func watcher(orInstall make: () -> any ReadinessGateWatcher) -> any ReadinessGateWatcher {
         watcher.withLock { watcher in
             if let watcher { return watcher }
@@ -89,8 +92,11 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
         }
     }
 
+    /// Tells the watcher, if a test installed one, how many wait now: read after the change it
+    /// follows, so no change goes unseen.
     private func notifyWatchers() {
-        watcher.withLock { $0 }?.waitersChanged()
+        guard let watcher = watcher.withLock({ $0 }) else { return }
+        watcher.waitersChanged(waiters)
     }
 
     /// Opens the gate with `outcome`, runs `announce`, then resumes every waiter.

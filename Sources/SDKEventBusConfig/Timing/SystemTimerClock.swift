@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 
 /// Real time, at every platform floor: the timers' clock unless an SDK or a test passes another.
 ///
@@ -7,21 +7,24 @@ package import Foundation
 /// age is right after the device slept. It sleeps with `Task.sleep(nanoseconds:)`, which back-deploys
 /// to iOS 13, then sleeps again if it woke early; a sleep that spans the device's sleep may end
 /// late by as long as the device slept, never early.
-package struct SystemTimerClock: TimerClock {
+///
+/// Test SPI (`@_spi(Testing) import SDKEventBusConfig`): the real time of the testing library's
+/// bounds and of its scripted fetch service without a test clock.
+@_spi(Testing) public struct SystemTimerClock: TimerClock {
     /// The system's clock.
-    package init() {}
+    public init() {}
 
     /// Nanoseconds since an origin in the past (the system's boot, on most platforms).
-    package var nanoseconds: UInt64 { MonotonicClock.nanoseconds }
+    public var nanoseconds: UInt64 { MonotonicClock.nanoseconds }
 
     /// Seconds since an origin in the past.
-    package var now: TimeInterval { TimeUnits.seconds(inNanoseconds: nanoseconds) }
+    public var now: TimeInterval { TimeUnits.seconds(inNanoseconds: nanoseconds) }
 
     /// Suspends until the clock reaches `deadline`, in seconds.
     ///
     /// - Parameter deadline: When to wake, in seconds since the clock's origin.
     /// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
-    package func sleep(until deadline: TimeInterval) async throws {
+    public func sleep(until deadline: TimeInterval) async throws {
         try await sleep(untilNanoseconds: TimeUnits.nanoseconds(in: deadline))
     }
 
@@ -29,7 +32,7 @@ package struct SystemTimerClock: TimerClock {
     ///
     /// - Parameter deadline: When to wake, in nanoseconds since the clock's origin.
     /// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
-    package func sleep(untilNanoseconds deadline: UInt64) async throws {
+    public func sleep(untilNanoseconds deadline: UInt64) async throws {
         try Task.checkCancellation()
         while true {
             let now = nanoseconds

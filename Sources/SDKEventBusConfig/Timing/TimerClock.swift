@@ -1,10 +1,12 @@
-package import Foundation
+public import Foundation
 
 /// A ``LifecycleClock`` read in nanoseconds: what every timer of the package runs on.
 ///
 /// The package's own clocks (``SystemTimerClock``, the testing library's `TestClock`) conform, so
 /// their deadlines are exact; a clock of the SDK's own is read through ``LifecycleClockTimer``.
-package protocol TimerClock: LifecycleClock {
+///
+/// Test SPI (`@_spi(Testing) import SDKEventBusConfig`), for the testing library's clock.
+@_spi(Testing) public protocol TimerClock: LifecycleClock {
     /// The clock's time: nanoseconds since its origin.
     var nanoseconds: UInt64 { get }
 
@@ -20,7 +22,7 @@ extension TimerClock {
     ///
     /// - Parameter interval: How far from now, in seconds; a negative one is now.
     /// - Returns: The deadline, in nanoseconds since the clock's origin.
-    package func deadline(after interval: TimeInterval) -> UInt64 {
+    @_spi(Testing) public func deadline(after interval: TimeInterval) -> UInt64 {
         let (sum, overflow) = nanoseconds.addingReportingOverflow(TimeUnits.nanoseconds(in: interval))
         return overflow ? .max : sum
     }
@@ -29,7 +31,7 @@ extension TimerClock {
     ///
     /// - Parameter interval: How long, in seconds.
     /// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
-    package func sleep(for interval: TimeInterval) async throws {
+    @_spi(Testing) public func sleep(for interval: TimeInterval) async throws {
         try await sleep(untilNanoseconds: deadline(after: interval))
     }
 }

@@ -126,7 +126,7 @@ public actor CatalogBus<Catalog: EventCatalog> {
             preconditionFailure("a Delivery<\(A.self)> names its actor")
         }
         // The engine calls it only in a job isolated to `actor`.
-        let call = nonisolatedCallback(callback)
+        let call = ErasedCallback.nonisolated(callback)
         let owner = owner ?? actor
         return subscribe(event, lane: delivery.lane, owner: owner, replayLatest: replayLatest) { subscription in
             let end: @Sendable () -> Void = { subscription.cancel() }

@@ -54,7 +54,10 @@ extension EventCatalog {
 
     /// Why this event cannot be fired or subscribed to, when a hand-written `allCases` leaves it out:
     /// one sentence naming the event and the catalog, and what to do.
-    package var missingFromAllCasesDiagnosis: String {
+    ///
+    /// Test SPI (`@_spi(Testing) import SDKEventBusCore`): the message a bus traps with, for tests
+    /// that check it.
+    @_spi(Testing) public var missingFromAllCasesDiagnosis: String {
         "\(Self.self).\(self) (\"\(rawValue)\") is not in \(Self.self).allCases, which lists "
             + "\(Self.allCases.map(\.rawValue)): a bus has listeners only for the events allCases lists; "
             + "add it to the hand-written allCases, or let CaseIterable synthesize it"
@@ -84,10 +87,12 @@ extension CatalogPayload {
     /// What is wrong when this value's case is named after one event of the catalog while its
     /// ``event`` is another; `nil` otherwise (also for a payload that is not an enum, or a case
     /// named after no event).
-    // Emitted only into its callers, the checks of debug builds and the conformance test: a release
-    // build of an SDK carries none of it.
-    @_alwaysEmitIntoClient
-    package var eventSlip: String? {
+    ///
+    /// Test SPI (`@_spi(Testing) import SDKEventBusCore`): the check of a debug build's first fire
+    /// of each event, and of the testing library's `CatalogConformance`. Emitted only into its
+    /// callers: a release build carries none of it.
+    @_spi(Testing) @_alwaysEmitIntoClient
+    public var eventSlip: String? {
         let mirror = Mirror(reflecting: self)
         guard mirror.displayStyle == .enum else { return nil }
         let caseName = mirror.children.first?.label ?? "\(self)"

@@ -25,10 +25,16 @@ extension BusStorage {
         /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
         var eventsByKey: [ObjectIdentifier: Int] = [:]
         let layout: PayloadLayout
-        /// What one main-actor or actor job may spend before it yields its executor.
-        var jobLimit = DeliveryBudget.Limit.job
-        /// Tests waiting until callers wait on a lane: none unless a test installs one.
-        var waiterWatchers = WaiterWatchers()
+        #if DEBUG || SDKEVENTBUS_TEST_HOOKS
+            // Only in the builds tests run in (debug, and `Scripts/test-release.sh`'s release build
+            // with this condition): a release build carries no field for tests.
+
+            /// What one main-actor or actor job may spend before it yields its executor: tests lower
+            /// it (``BusStorage/limitJobs(toCallbacks:)``).
+            var jobLimit = DeliveryBudget.Limit.job
+            /// Tests waiting until callers wait on a lane: none unless a test installs one.
+            var waiterWatchers = WaiterWatchers()
+        #endif
 
         /// How many vacant actor lanes are kept for the next actors.
         static let maximumVacantLanes = 4
@@ -36,6 +42,16 @@ extension BusStorage {
 }
 
 extension BusStorage.State {
+    /// What one main-actor or actor job may spend before it yields its executor: about 2 ms
+    /// (``DeliveryBudget/Limit/job``), unless a test lowered it.
+    var jobBudget: DeliveryBudget.Limit {
+        #if DEBUG || SDKEVENTBUS_TEST_HOOKS
+            jobLimit
+        #else
+            .job
+        #endif
+    }
+
     /// The index of the event `key`, added if new.
     mutating func event(forKey key: ObjectIdentifier) -> Int {
         if let event = eventsByKey[key] { return event }

@@ -403,7 +403,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let batch = DeliveryLane.HeldBatch(buffer: next)
         let (limit, job, isOutranked) = state.withLock { state in
             let job = DeliveryLane.Job(generation: state.lanes[Self.immediateLane].job.generation, priority: thread)
-            return (state.jobLimit, job, state.lanes[Self.immediateLane].batchPriority > thread)
+            return (state.jobBudget, job, state.lanes[Self.immediateLane].batchPriority > thread)
         }
         if isOutranked {
             yieldJob(lane: Self.immediateLane, holding: batch, job: job)
@@ -458,11 +458,11 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     private func drainJob(lane: Int, cursor: PassCursor, job: DeliveryLane.Job?) {
         var work = AfterUnlock()
         let (start, limit) = state.withLock { state -> (DeliveryLane.HeldBatch?, DeliveryBudget.Limit) in
-            guard lane < state.lanes.count else { return (nil, state.jobLimit) }
+            guard lane < state.lanes.count else { return (nil, state.jobBudget) }
             let start = state.lanes[lane].start(job)
             // A drain that ends here may leave its lane with nothing: free it.
             if start == nil { state.vacate(lane: lane, into: &work) }
-            return (start, state.jobLimit)
+            return (start, state.jobBudget)
         }
         if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         guard let start else { return }

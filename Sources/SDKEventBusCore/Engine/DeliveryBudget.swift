@@ -7,24 +7,23 @@
 /// callbacks are quick, halved while they are slow. So a job overruns its budget by at most about
 /// one interval of callbacks, and a clock read costs a fraction of a nanosecond per callback.
 struct DeliveryBudget {
-    /// What a job may spend: time, and (for tests that need yields at known points) callbacks.
+    /// What a job may spend, and how many callbacks it makes before it first reads the clock.
     struct Limit: Sendable, Equatable {
         var nanoseconds: UInt64
-        var callbacks: Int
+        /// Callbacks before the first clock read; the interval adapts from there.
+        var firstCheck: Int
 
         /// About 2 ms of callbacks: a few jobs fit in a frame at 120 Hz.
-        static let job = Limit(nanoseconds: 2_000_000, callbacks: .max)
+        static let job = Limit(nanoseconds: 2_000_000, firstCheck: 16)
     }
 
     private let deadline: UInt64
     /// The time clock reads aim to be apart.
     private let slice: UInt64
     private var lastCheck: UInt64
-    private var callbacksLeft: Int
     /// Callbacks between two checks; grows while callbacks are quick.
-    private var interval = 16
-    /// Callbacks since the last check, counted down from the chunk that check allowed.
-    private var chunk: Int
+    private var interval: Int
+    /// Callbacks left before the next check.
     private var countdown: Int
     /// Whether the budget ran out: the job stops at the next point it can resume from.
     private(set) var isSpent = false
@@ -33,17 +32,14 @@ struct DeliveryBudget {
         deadline = now &+ limit.nanoseconds
         slice = max(limit.nanoseconds / 16, 1)
         lastCheck = now
-        callbacksLeft = limit.callbacks
-        chunk = min(interval, limit.callbacks)
-        countdown = chunk
+        interval = limit.firstCheck
+        countdown = limit.firstCheck
     }
 
     /// No limit, never reading the clock: for a firing thread's own fire, whose immediate
     /// listeners all run before `fire` returns.
     static var unlimited: DeliveryBudget {
-        var budget = DeliveryBudget(Limit(nanoseconds: .max, callbacks: .max), now: 0)
-        budget.countdown = .max
-        return budget
+        DeliveryBudget(Limit(nanoseconds: .max, firstCheck: .max), now: 0)
     }
 
     /// Counts one callback made.
@@ -57,9 +53,8 @@ struct DeliveryBudget {
 
     @inline(never)
     private mutating func check() -> Bool {
-        callbacksLeft -= chunk
         let now = MonotonicClock.nanoseconds
-        if callbacksLeft <= 0 || now >= deadline {
+        if now >= deadline {
             isSpent = true
             return true
         }
@@ -70,8 +65,7 @@ struct DeliveryBudget {
         } else if elapsed > slice {
             interval = max(interval / 2, 1)
         }
-        chunk = min(interval, callbacksLeft)
-        countdown = chunk
+        countdown = interval
         return false
     }
 }

@@ -47,7 +47,7 @@ package struct ErasedCallback: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - actor: The actor the callback is isolated to.
-    ///   - call: The callback with its isolation removed (see `nonisolatedCallback`); called only
+    ///   - call: The callback with its isolation removed (see `nonisolated(_:)`); called only
     ///     while isolated to `actor`.
     ///   - end: Ends the subscription.
     /// - Returns: The erased callback.
@@ -69,74 +69,73 @@ package struct ErasedCallback: @unchecked Sendable {
     /// lazily initialized global, checked on every `off`.
     static var released: ErasedCallback { ErasedCallback(function: { _ in }) }
 
+    // The holders and the erasing functions are `package`, members of this `package` type: the
+    // modules of the package inline them (the app buses subscribe through them), and no
+    // .swiftinterface a binary SDK's client reads shows them (see Docs/ABI.md).
+
     /// A callback of `Payload` in the one-pointer convention: the layout of an ``ErasedCallback``.
-    @usableFromInline
-    struct Holder<Payload> {
-        @usableFromInline let function: @Sendable (Payload) -> Void
+    package struct Holder<Payload> {
+        package let function: @Sendable (Payload) -> Void
 
-        @usableFromInline
-        init(function: @escaping @Sendable (Payload) -> Void) { self.function = function }
+        package init(function: @escaping @Sendable (Payload) -> Void) { self.function = function }
     }
 
-    @usableFromInline
-    struct MainActorHolder<Payload> {
-        @usableFromInline let function: @MainActor @Sendable (Payload) -> Void
+    /// A main-actor callback of `Payload` in the one-pointer convention.
+    package struct MainActorHolder<Payload> {
+        package let function: @MainActor @Sendable (Payload) -> Void
 
-        @usableFromInline
-        init(function: @escaping @MainActor @Sendable (Payload) -> Void) { self.function = function }
+        package init(function: @escaping @MainActor @Sendable (Payload) -> Void) { self.function = function }
     }
 }
 
-/// Removes the isolation from an actor-isolated callback, for a caller that calls it only while
-/// isolated to that actor.
-///
-/// An `isolated` parameter is an ordinary parameter in the calling convention; only the compiler's
-/// checking treats it specially. Both holders are generic over the same parameters, so their
-/// closures have the same convention.
-@inlinable @inline(__always)
-package func nonisolatedCallback<A: Actor, Value>(
-    _ callback: @escaping @Sendable (isolated A, Value) -> Void
-) -> @Sendable (A, Value) -> Void {
-    unsafeBitCast(IsolatedHolder(function: callback), to: NonisolatedHolder<A, Value>.self).function
-}
+extension ErasedCallback {
+    /// Removes the isolation from an actor-isolated callback, for a caller that calls it only while
+    /// isolated to that actor.
+    ///
+    /// An `isolated` parameter is an ordinary parameter in the calling convention; only the compiler's
+    /// checking treats it specially. Both holders are generic over the same parameters, so their
+    /// closures have the same convention.
+    @inlinable @inline(__always)
+    package static func nonisolated<A: Actor, Value>(
+        _ callback: @escaping @Sendable (isolated A, Value) -> Void
+    ) -> @Sendable (A, Value) -> Void {
+        unsafeBitCast(IsolatedHolder(function: callback), to: NonisolatedHolder<A, Value>.self).function
+    }
 
-@usableFromInline
-struct IsolatedHolder<A: Actor, Value> {
-    @usableFromInline let function: @Sendable (isolated A, Value) -> Void
+    /// Removes the isolation from an actor-isolated callback of two values; see
+    /// ``nonisolated(_:)-(@Sendable(isolated A,Value)->Void)``.
+    @inlinable @inline(__always)
+    package static func nonisolated<A: Actor, Value, Extra>(
+        _ callback: @escaping @Sendable (isolated A, Value, Extra) -> Void
+    ) -> @Sendable (A, Value, Extra) -> Void {
+        unsafeBitCast(IsolatedHolder2(function: callback), to: NonisolatedHolder2<A, Value, Extra>.self).function
+    }
 
-    @usableFromInline
-    init(function: @escaping @Sendable (isolated A, Value) -> Void) { self.function = function }
-}
+    /// An actor-isolated callback of one value.
+    package struct IsolatedHolder<A: Actor, Value> {
+        package let function: @Sendable (isolated A, Value) -> Void
 
-@usableFromInline
-struct NonisolatedHolder<A: Actor, Value> {
-    @usableFromInline let function: @Sendable (A, Value) -> Void
+        package init(function: @escaping @Sendable (isolated A, Value) -> Void) { self.function = function }
+    }
 
-    @usableFromInline
-    init(function: @escaping @Sendable (A, Value) -> Void) { self.function = function }
-}
+    /// The same callback without its isolation.
+    package struct NonisolatedHolder<A: Actor, Value> {
+        package let function: @Sendable (A, Value) -> Void
 
-/// Removes the isolation from an actor-isolated callback of two values; see
-/// ``nonisolatedCallback(_:)-(@Sendable(isolated A,Value)->Void)``.
-@inlinable @inline(__always)
-package func nonisolatedCallback<A: Actor, Value, Extra>(
-    _ callback: @escaping @Sendable (isolated A, Value, Extra) -> Void
-) -> @Sendable (A, Value, Extra) -> Void {
-    unsafeBitCast(IsolatedHolder2(function: callback), to: NonisolatedHolder2<A, Value, Extra>.self).function
-}
+        package init(function: @escaping @Sendable (A, Value) -> Void) { self.function = function }
+    }
 
-@usableFromInline
-struct IsolatedHolder2<A: Actor, Value, Extra> {
-    @usableFromInline let function: @Sendable (isolated A, Value, Extra) -> Void
+    /// An actor-isolated callback of two values.
+    package struct IsolatedHolder2<A: Actor, Value, Extra> {
+        package let function: @Sendable (isolated A, Value, Extra) -> Void
 
-    @usableFromInline
-    init(function: @escaping @Sendable (isolated A, Value, Extra) -> Void) { self.function = function }
-}
+        package init(function: @escaping @Sendable (isolated A, Value, Extra) -> Void) { self.function = function }
+    }
 
-@usableFromInline
-struct NonisolatedHolder2<A: Actor, Value, Extra> {
-    @usableFromInline let function: @Sendable (A, Value, Extra) -> Void
+    /// The same callback without its isolation.
+    package struct NonisolatedHolder2<A: Actor, Value, Extra> {
+        package let function: @Sendable (A, Value, Extra) -> Void
 
-    @usableFromInline
-    init(function: @escaping @Sendable (A, Value, Extra) -> Void) { self.function = function }
+        package init(function: @escaping @Sendable (A, Value, Extra) -> Void) { self.function = function }
+    }
 }

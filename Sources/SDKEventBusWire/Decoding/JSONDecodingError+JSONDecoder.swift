@@ -37,7 +37,7 @@ extension JSONDecodingError {
 
     /// Whether `JSONDecoder` said where `error` is: a value it could not convert is reported as the
     /// whole body being corrupt ("The given data was not valid JSON"), with no path.
-    package static func isLocated(_ error: DecodingError) -> Bool {
+    static func isLocated(_ error: DecodingError) -> Bool {
         guard case .dataCorrupted(let context) = error else { return true }
         return !context.codingPath.isEmpty
     }

@@ -13,9 +13,9 @@
 /// token is its literal's bytes, checked against the grammar only; a reader that needs its value
 /// parses it. A problem is thrown as a ``Failure``, which says what is wrong and at which byte;
 /// ``error(for:path:)`` words it, with the path a reader adds, the same for every reader.
-package struct JSONTokenizer {
+struct JSONTokenizer {
     /// One token of the body.
-    package enum Token {
+    enum Token {
         /// `{`: the members that follow, up to ``endObject``, belong to a new object.
         case beginObject
         case endObject
@@ -33,25 +33,25 @@ package struct JSONTokenizer {
     }
 
     /// Where a string's contents lie in the body, between its quotes.
-    package struct StringContents {
+    struct StringContents {
         /// The offset of the first byte after the opening quote.
         var start: Int
         /// The offset of the closing quote.
         var end: Int
         /// Whether the contents hold a backslash escape, and so differ from their decoded bytes.
-        package var hasEscapes: Bool
+        var hasEscapes: Bool
     }
 
     /// Where a number's literal lies in the body, already checked against the grammar.
-    package struct NumberLiteral {
+    struct NumberLiteral {
         /// The offsets of the literal's bytes.
-        package var range: Range<Int>
+        var range: Range<Int>
         /// Whether the literal has an exponent part (`e` or `E`).
-        package var hasExponent: Bool
+        var hasExponent: Bool
     }
 
     /// What makes a body malformed, and the offset of the byte that shows it.
-    package struct Failure: Error {
+    struct Failure: Error {
         enum Kind {
             /// No value starts here (at the end of the body when the offset is the body's count).
             case expectedValue
@@ -123,9 +123,9 @@ package struct JSONTokenizer {
         case endOfBody
     }
 
-    package let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     /// Where the token ``next()`` returned last starts.
-    package private(set) var tokenStart = 0
+    private(set) var tokenStart = 0
     private var position = 0
     private var expectation = Expectation.value
     /// How many containers are open around the position.
@@ -140,7 +140,7 @@ package struct JSONTokenizer {
     ///
     /// What follows is a comma and the next member, or the object's end. It stays so while the key
     /// after a comma is read.
-    package var isBetweenObjectMembers: Bool {
+    var isBetweenObjectMembers: Bool {
         guard case .commaOrEnd = expectation else { return false }
         return innerContainers & 1 == 1
     }
@@ -148,7 +148,7 @@ package struct JSONTokenizer {
     /// Creates a tokenizer at the start of `bytes`.
     ///
     /// - Parameter bytes: The body; it must outlive the tokenizer.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.init(bytes, from: 0)
     }
 
@@ -158,7 +158,7 @@ package struct JSONTokenizer {
     ///   - bytes: The body; it must outlive the tokenizer.
     ///   - start: Where the JSON text starts: past a byte order mark the reader skips. Offsets stay
     ///     those of `bytes`.
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
         // No stored property for `start`: a tokenizer of more than 64 bytes is copied with a call to
         // `memcpy`, which added 0.9 % to the instructions of validating a 10,000-key body.
         self.bytes = bytes
@@ -170,7 +170,7 @@ package struct JSONTokenizer {
     ///
     /// - Returns: The token, or `nil` when the value is complete and only whitespace follows it.
     /// - Throws: A ``Failure`` at the first byte that breaks the grammar or the encoding.
-    package mutating func next() throws(Failure) -> Token? {
+    mutating func next() throws(Failure) -> Token? {
         skipWhitespace()
         // Every way to a value ends in the one `value()` below, so that it is inlined only once.
         switch expectation {
@@ -377,12 +377,12 @@ package struct JSONTokenizer {
     // MARK: Decoding strings
 
     /// The bytes of a string's contents as they lie in the body, escapes undecoded.
-    package func rawBytes(of contents: StringContents) -> UnsafeBufferPointer<UInt8> {
+    func rawBytes(of contents: StringContents) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: bytes[contents.start..<contents.end])
     }
 
     /// Appends the decoded UTF-8 bytes of a string's contents to `utf8`.
-    package func appendDecoded(_ contents: StringContents, to utf8: inout [UInt8]) {
+    func appendDecoded(_ contents: StringContents, to utf8: inout [UInt8]) {
         let raw = rawBytes(of: contents)
         if contents.hasEscapes {
             Self.appendDecoded(raw, to: &utf8)
@@ -523,7 +523,7 @@ package struct JSONTokenizer {
     ///   - failure: What ``next()`` threw.
     ///   - path: The JSON path of the value being read, if the reader keeps one.
     /// - Returns: The error, with code `invalidSyntax` or `invalidEncoding`.
-    package func error(for failure: Failure, path: String = "") -> JSONDecodingError {
+    func error(for failure: Failure, path: String = "") -> JSONDecodingError {
         let atEnd = failure.offset == bytes.count
         // The reason is `text`, or `text`, a detail and `suffix` when it quotes what it found.
         let text: String
@@ -610,7 +610,7 @@ package struct JSONTokenizer {
     ///
     /// The column counts from the start of the JSON text on the first line: an editor shows no
     /// column for a UTF-8 byte order mark before it. The byte offset is that of the body as served.
-    package func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
+    func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
         let textStart = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
         var line = 1
         var lineStart = min(textStart, offset)

@@ -1,5 +1,5 @@
 import Foundation
-import SDKEventBusConfig
+@_spi(Testing) import SDKEventBusConfig
 import SDKEventBusTesting
 import SDKEventBusWire
 import Testing

@@ -1,4 +1,4 @@
-import SDKEventBusConfig
+@_spi(Testing) import SDKEventBusConfig
 import SDKEventBusTesting
 import Testing
 
@@ -43,7 +43,7 @@ import Testing
             readinesses.allSatisfy {
                 $0.source == first.source && $0.date == first.date && $0.configAge == first.configAge
             })
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
         #expect(recorder.events == [.initialized], "initialized fired once")
     }
 
@@ -65,7 +65,7 @@ import Testing
         await store.setConfig(FlagFixtures.flagSet)
         let readiness = try await store.waitForReady()
         #expect(readiness.source == store.readiness?.source)
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func flagsChangedFiresOnlyWhenAFlagChanged() async throws {
@@ -102,13 +102,13 @@ import Testing
             let result = await waiter.value
             #expect(throws: CancellationError.self) { try result.get() }
         }
-        #expect(store.waiterCount == 500)
+        #expect(store.readinessWaiters.count == 500)
         await store.setConfig(FlagFixtures.flagSet)
         for waiter in waiters[500...] {
             let result = await waiter.value
             #expect(throws: Never.self) { try result.get() }
         }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func taskCancelledBeforeWaitingThrowsCancellationAtOnce() async {
@@ -118,7 +118,7 @@ import Testing
             try await store.waitForReady()
         }
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func timeoutOnTheTestClockThrowsATypedErrorAndALaterWaitSucceeds() async throws {
@@ -129,7 +129,7 @@ import Testing
         let error = await #expect(throws: ReadinessError.self) { try await timed.value }
         #expect(error == .timedOut(after: 5))
         #expect(store.isReady == false)
-        #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
+        #expect(store.readinessWaiters.count == 0, "the timed-out waiter is forgotten")
 
         let later = Task { try await store.waitForReady() }
         try await store.waitForWaiters(1)
@@ -156,7 +156,7 @@ import Testing
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }
             #expect(error == .shutDown)
         }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func waitAfterShutdownFailsAtOnceAndFlagSetsAreIgnored() async {
@@ -191,7 +191,7 @@ import Testing
                 for _ in 0..<5 { group.addTask { try await store.waitForReady() } }
                 try await group.waitForAll()
             }
-            #expect(store.waiterCount == 0)
+            #expect(store.readinessWaiters.count == 0)
         }
     }
 

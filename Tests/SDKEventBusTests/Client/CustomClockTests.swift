@@ -3,8 +3,8 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
-@testable import SDKEventBusCore
+@_spi(Testing) @testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
 /// An SDK runs the lifecycle and a timed `ready` on a clock of its own, a `LifecycleClock`, at every

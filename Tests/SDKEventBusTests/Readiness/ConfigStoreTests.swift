@@ -2,7 +2,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusConfig
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
@@ -26,6 +26,27 @@ import Testing
         #expect(recorder.events == [.ready])
     }
 
+    /// Hands on every reading a store's readiness gate tells its watcher.
+    final class ReadingRecorder: ReadinessGateWatcher {
+        let (readings, continuation) = AsyncStream.makeStream(of: ReadinessWaiters.self)
+        func waitersChanged(_ waiters: ReadinessWaiters) { continuation.yield(waiters) }
+    }
+
+    @Test func theWatcherIsToldEachWaiterAndTheDecisionWithTheReadingAfterIt() async throws {
+        // Not with `waitForWaiters`: the testing library's hook installs its own watcher.
+        let watcher = ReadingRecorder()
+        #expect(store.readinessWatcher { watcher } === watcher)
+        #expect(store.readinessWatcher { ReadingRecorder() } === watcher, "the first watcher stays")
+        var readings = watcher.readings.makeAsyncIterator()
+        let store = self.store
+        let waiter = Task { try await store.waitForReady() }
+        #expect(await readings.next() == ReadinessWaiters(count: 1, isDecided: false))
+        await store.setConfig(Fixtures.config(named: "A"))
+        _ = try await waiter.value
+        #expect(await readings.next() == ReadinessWaiters(count: 0, isDecided: true))
+        #expect(store.readinessWaiters == ReadinessWaiters(count: 0, isDecided: true))
+    }
+
     @Test func waiterResumesAfterReadyIsFiredAndCanReadTheConfig() async throws {
         let store = self.store
         let waiter = Task { @MainActor in
@@ -42,7 +63,7 @@ import Testing
     @Test func waitForReadyReturnsAtOnceWhenAlreadyReady() async throws {
         await store.setConfig(Fixtures.config(named: "A"))
         try await store.waitForReady()
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func configUpdatedFiresOnlyWhenTheConfigChanged() async {
@@ -74,7 +95,7 @@ import Testing
             try await group.waitForAll()
         }
         #expect(resumed.count == 1_000)
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func halfOfTheWaitersCancelledWhileTheOtherHalfSucceed() async throws {
@@ -96,13 +117,13 @@ import Testing
             let result = await waiter.value
             #expect(throws: CancellationError.self) { try result.get() }
         }
-        #expect(store.waiterCount == 500)
+        #expect(store.readinessWaiters.count == 500)
         await store.setConfig(Fixtures.config(named: "A"))
         for waiter in waiters[500...] {
             let result = await waiter.value
             #expect(throws: Never.self) { try result.get() }
         }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func taskCancelledBeforeWaitingThrowsCancellationAtOnce() async {
@@ -112,7 +133,7 @@ import Testing
             try await store.waitForReady()
         }
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func timeoutThrowsATypedErrorAndALaterWaitSucceeds() async throws {
@@ -127,7 +148,7 @@ import Testing
         } catch let error as ReadinessError {
             #expect(error == .timedOut(after: 5))
         }
-        #expect(store.waiterCount == 0, "the timed-out waiter is forgotten")
+        #expect(store.readinessWaiters.count == 0, "the timed-out waiter is forgotten")
         #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
@@ -154,7 +175,7 @@ import Testing
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         }
-        #expect(store.waiterCount == 0)
+        #expect(store.readinessWaiters.count == 0)
     }
 
     @Test func waitAfterShutDownFailsAtOnceAndConfigsAreIgnored() async {
@@ -175,7 +196,7 @@ import Testing
                 for _ in 0..<5 { group.addTask { try await store.waitForReady() } }
                 try await group.waitForAll()
             }
-            #expect(store.waiterCount == 0)
+            #expect(store.readinessWaiters.count == 0)
         }
     }
 

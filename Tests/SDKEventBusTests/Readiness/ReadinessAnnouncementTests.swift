@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import SDKEventBusConfig
-@testable import SDKEventBusCore
+@_spi(Testing) @testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
 /// A waiter that arrives while the gate announces its outcome (the store fires its ready event, the
@@ -14,7 +14,7 @@ import Testing
     /// `waitForWaiters` uses.
     final class RegistrationSignal: ReadinessGateWatcher {
         let semaphore = DispatchSemaphore(value: 0)
-        func waitersChanged() { semaphore.signal() }
+        func waitersChanged(_: ReadinessWaiters) { semaphore.signal() }
     }
 
     @Test func waiterArrivingWhileTheOutcomeIsAnnouncedReturnsAfterTheAnnouncement() async throws {

@@ -3,7 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusConfig
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
@@ -30,17 +30,18 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func retryableErrorIsRecordedAndWaitersKeepWaiting() async throws {
-        let (bus, emitter) = EventBus.makeBus()
-        _ = bus
-        let store = ConfigStore(emitter: emitter)
-        let waiter = Task { try await store.waitForReady() }
-        try await store.waitForWaiters(1)
-        store.recordError(MockConfigFetchService.SimulatedError("timeout"))
-        #expect(store.lastError as? MockConfigFetchService.SimulatedError == .init("timeout"))
-        #expect(store.waiterCount == 1)
-        await store.setConfig(a)
+    @Test func retryableErrorIsInTheStatusAndWaitersKeepWaiting() async throws {
+        let timeout = MockConfigFetchService.SimulatedError("timeout")
+        let service = rig.service([.failure(timeout), .config(a)])
+        let (client, _) = rig.client(service)
+        let waiter = Task { try await client.ready() }
+        try await client.waitForReadyWaiters(1)
+        try await rig.clock.waitForSleepers(1)  // the lifecycle waits out its backoff
+        #expect(client.status.lastFetchError as? MockConfigFetchService.SimulatedError == timeout)
+        #expect(client.readinessWaiters == ReadinessWaiters(count: 1, isDecided: false), "the waiter keeps waiting")
+        try await rig.clock.advanceToNextDeadline()
         #expect(try await waiter.value.source == .live)
+        await client.shutdown()
     }
 
     @Test func failingRacingTheFirstConfigDecidesOnceForEveryWaiter() async throws {

@@ -3,7 +3,7 @@ import SDKEventBusTesting
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusConfig
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
@@ -129,7 +129,7 @@ import Testing
         let summary = outcomes.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key): \($0.value)" }
         print("ReadinessUnderFireTests: \(first) first, seed \(seed): \(summary.joined(separator: ", "))")
         #expect(outcomes.values.reduce(0, +) == Self.waiterCount, "every waiter resumed exactly once (seed \(seed))")
-        #expect(store.waiterCount == 0, "no waiter left registered")
+        #expect(store.readinessWaiters.count == 0, "no waiter left registered")
         #expect(clock.sleeperCount == 0, "no timer left running")
         let becameReady = store.config != nil
         #expect(store.isReady == false, "a shut-down store is not ready")

@@ -2,8 +2,8 @@ import Foundation
 import SDKEventBusTesting
 import Testing
 
-@testable import SDKEventBusConfig
-@testable import SDKEventBusCore
+@_spi(Testing) @testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
 /// The timers' clocks: seconds in the public API, exact nanoseconds inside, real time that exists at
