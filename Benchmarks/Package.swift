@@ -16,7 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "SDKEventBus", package: "SDKEventBus"),
-                // `waitForWaiters`, to start timing once every `ready()` caller is suspended.
+                // `waitForReadyWaiters`, to start timing once every `ready()` caller is suspended.
                 .product(name: "SDKEventBusTesting", package: "SDKEventBus"),
                 "FlagCatalog",
                 "HeapStats",

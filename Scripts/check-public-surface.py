@@ -29,7 +29,7 @@ FIRE_WORDS = re.compile(r"(fire|emit|enqueue|post|send|publish|trigger|dispatch)
 EMITTER = "CatalogEmitter"
 EMITTER_NAMES = {EMITTER, "EventEmitter"}
 FIRING_OWNERS = {EMITTER, "AppEventBus"}
-EMITTER_SOURCE_OWNERS = {"CatalogBus/makeBus", "CatalogClient/make"}
+EMITTER_SOURCE_OWNERS = {"CatalogBus/makeBus", "CatalogClient/makeClient"}
 RECEIVER_TYPES = {"CatalogBus", "EventBus", "CatalogClient", "SDKClient"}
 # The library modules app code imports: the core, the app buses, and the built-in catalog on them.
 MODULES = ["SDKEventBusCore", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus"]

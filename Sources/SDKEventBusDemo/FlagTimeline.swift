@@ -15,7 +15,7 @@ func playFlagTimeline() async throws {
         afterScript: .hang
     )
     timeline.log("sdk", "FlagClient (CatalogClient<FlagEvent>) created; flag sets are fetched on demand")
-    let (flags, emitter) = CatalogClient<FlagEvent>.make(
+    let (flags, emitter) = CatalogClient<FlagEvent>.makeClient(
         configuration: timeline.configuration(refresh: nil, describe: describeFlagStep),
         fetchService: service
     )

@@ -21,7 +21,7 @@ func playMockTimeline() async throws {
     )
     timeline.log("sdk", "SDKClient created; it starts loading the configuration in the background")
     // Degraded readiness: the app never hangs at launch offline; a later success fires as usual.
-    let (sdk, emitter) = SDKClient.make(
+    let (sdk, emitter) = SDKClient.makeClient(
         configuration: timeline.configuration(readinessPolicy: .degraded()),
         fetchService: service
     )

@@ -8,7 +8,7 @@ extension CatalogConfigStore {
     ///
     /// ```swift
     /// let waiter = Task { try await store.waitForReady() }
-    /// try await store.waitForWaiters(1)
+    /// try await store.waitForReadyWaiters(1)
     /// waiter.cancel()   // the waiter is suspended: cancelling it tests the cancellation path
     /// ```
     ///
@@ -17,7 +17,7 @@ extension CatalogConfigStore {
     ///   - timeout: How long to wait at most, in seconds of real time.
     /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
     ///   `CancellationError` when the task is cancelled first.
-    public nonisolated func waitForWaiters(
+    public nonisolated func waitForReadyWaiters(
         _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
         // The testing library is the only one that installs a watcher.
@@ -43,10 +43,10 @@ extension CatalogClient {
     }
 }
 
-/// The callers of a store's `waitForWaiters`, each with the count it waits for: resumed when that
+/// The callers of a store's `waitForReadyWaiters`, each with the count it waits for: resumed when that
 /// many callers wait for readiness, or readiness is decided.
 ///
-/// Installed on the store's readiness gate by the first `waitForWaiters`, and told by the gate each
+/// Installed on the store's readiness gate by the first `waitForReadyWaiters`, and told by the gate each
 /// time a caller has started waiting and once readiness is decided.
 private final class ReadinessWaiterWatch: ReadinessGateWatcher {
     private let waiters = LockedValue(BoundedWaiters<Int>())

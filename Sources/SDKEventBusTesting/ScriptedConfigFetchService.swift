@@ -33,7 +33,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
         case delayed(TimeInterval, Outcome)
         /// Suspends until the fetching task is cancelled, then throws `CancellationError`.
         case hang
-        /// Suspends until ``release()`` is called, ignoring cancellation, then throws
+        /// Suspends until ``releaseHangingFetches()`` is called, ignoring cancellation, then throws
         /// `CancellationError`: a fetch that does not honour cancellation.
         case hangIgnoringCancellation
     }
@@ -68,7 +68,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
         var finished = 0
         /// Fetches suspended in ``Outcome/hangIgnoringCancellation``.
         var stuck: [CheckedContinuation<Void, Never>] = []
-        /// How many times ``release()`` was called.
+        /// How many times ``releaseHangingFetches()`` was called.
         ///
         /// A fetch notes it when it starts; if it has grown by the time the fetch comes to hang, a
         /// release came in between and the fetch does not hang: a release right after
@@ -130,7 +130,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
     }
 
     /// Returns once at least `count` fetches have ended, returning or throwing: a hook for tests
-    /// that must know a fetch is over, for example after ``release()``.
+    /// that must know a fetch is over, for example after ``releaseHangingFetches()``.
     ///
     /// - Parameters:
     ///   - count: How many fetches to wait for, counting those already ended.
@@ -157,7 +157,7 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
     /// The release is remembered: a fetch that started before this call (and so counts for
     /// ``waitForFetches(_:within:)``) but had not reached its hang yet ends as soon as it does. A fetch
     /// that starts after this call hangs until the next one.
-    public func release() {
+    public func releaseHangingFetches() {
         for fetch in state.withLock({ state in
             state.releases += 1
             defer { state.stuck = [] }

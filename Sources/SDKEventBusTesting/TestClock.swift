@@ -27,7 +27,7 @@ public import Foundation
 /// Sleepers whose deadline has come are woken in deadline order. A sleeping task that is cancelled
 /// wakes with `CancellationError` and is forgotten, whenever the cancellation lands.
 ///
-/// Every wait (``waitForSleepers(_:within:)``, ``nextDeadline(within:)``,
+/// Every wait (``waitForSleepers(_:within:)``, ``timeUntilNextDeadline(within:)``,
 /// ``advanceToNextDeadline(within:)``) is bounded in real time and throws ``WaitTimeoutError`` saying
 /// how many tasks it saw sleeping, so a test whose code never sleeps fails instead of hanging.
 public final class TestClock: Sendable {
@@ -145,7 +145,7 @@ public final class TestClock: Sendable {
     /// - Returns: The time from now to the earliest deadline, in seconds.
     /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
     ///   when the task is cancelled first.
-    public func nextDeadline(within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
+    public func timeUntilNextDeadline(within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
         -> TimeInterval
     {
         try await waitForSleepers(1, within: timeout)

@@ -274,7 +274,7 @@ let benchmarks: @Sendable () -> Void = {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<10_000 { group.addTask { _ = try? await store.waitForReady() } }
                 do {
-                    try await store.waitForWaiters(10_000, within: 60)
+                    try await store.waitForReadyWaiters(10_000, within: 60)
                 } catch {
                     fatalError("the 10,000 waiters did not all suspend: \(error)")
                 }

@@ -10,7 +10,7 @@ public import Foundation
 /// rejected and the last good configuration stays.
 ///
 /// ```swift
-/// let (flags, emitter) = CatalogClient<FlagEvent>.make(fetchService: flagService)
+/// let (flags, emitter) = CatalogClient<FlagEvent>.makeClient(fetchService: flagService)
 /// let readiness = try await flags.ready()
 /// flags.on(.flagsChanged) { payload in … }
 /// ```
@@ -20,7 +20,7 @@ public import Foundation
 /// variants, `stream`, `listenerCount`), readiness, the status, refresh and shutdown; awaiting
 /// delivery is its bus's, `client.bus.flush()`, so a facade around it keeps `flush()` for itself. App
 /// code holding the client cannot fire events: an SDK author fires its other events through the
-/// emitter that ``make(configuration:fetchService:)`` returns, and ends readiness with its own error
+/// emitter that ``makeClient(configuration:fetchService:)`` returns, and ends readiness with its own error
 /// through ``failReadiness(with:)``.
 public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing {
     /// The client's event bus: every subscription the client offers is made on it.
@@ -55,7 +55,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// Keep the emitter inside the SDK; give app code only the client.
     ///
     /// ```swift
-    /// let (client, emitter) = SDKClient.make(fetchService: service)
+    /// let (client, emitter) = SDKClient.makeClient(fetchService: service)
     /// emitter.fire(.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")))
     /// ```
     ///
@@ -63,7 +63,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     ///   - configuration: How to load, refresh and become ready.
     ///   - fetchService: Where the configuration comes from.
     /// - Returns: The client, and the emitter that fires on its bus.
-    public static func make(
+    public static func makeClient(
         configuration: LifecycleConfiguration<Catalog.Config> = LifecycleConfiguration(),
         fetchService: some ConfigFetching<Catalog.Config>
     ) -> (client: CatalogClient, emitter: CatalogEmitter<Catalog>) {
@@ -83,8 +83,8 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// SDK's own.
     ///
     /// ```swift
-    /// let (client, emitter) = CatalogClient<FlagEvent>.make(fetch: api.fetchFlags)
-    /// let (other, _) = CatalogClient<FlagEvent>.make(configuration: settings) {
+    /// let (client, emitter) = CatalogClient<FlagEvent>.makeClient(fetch: api.fetchFlags)
+    /// let (other, _) = CatalogClient<FlagEvent>.makeClient(configuration: settings) {
     ///     try await FlagSet.decoded(from: try await api.get("/flags"))
     /// }
     /// ```
@@ -94,11 +94,11 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     ///   - fetch: Fetches and decodes the current configuration, as
     ///     ``ConfigFetching/fetchLiveConfig()`` does; called from the lifecycle's task.
     /// - Returns: The client, and the emitter that fires on its bus.
-    public static func make(
+    public static func makeClient(
         configuration: LifecycleConfiguration<Catalog.Config> = LifecycleConfiguration(),
         fetch: @escaping @Sendable () async throws -> Catalog.Config
     ) -> (client: CatalogClient, emitter: CatalogEmitter<Catalog>) {
-        make(configuration: configuration, fetchService: ClosureConfigFetcher(fetch: fetch))
+        makeClient(configuration: configuration, fetchService: ClosureConfigFetcher(fetch: fetch))
     }
 
     /// Creates a client that fills a store the SDK keeps and fetches with the SDK's own function, and

@@ -68,13 +68,13 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
 
     /// How many callers wait for readiness now, and whether readiness is decided.
     ///
-    /// Test SPI, for the testing library's `waitForWaiters(_:within:)` and for tests that check no
+    /// Test SPI, for the testing library's `waitForReadyWaiters(_:within:)` and for tests that check no
     /// waiter is left behind: `@_spi(Testing) import SDKEventBusConfig`.
     @_spi(Testing) public nonisolated var readinessWaiters: ReadinessWaiters { gate.waiters }
 
     /// The watcher of the callers waiting for readiness, installed by the first call.
     ///
-    /// Test SPI, the hook behind the testing library's `waitForWaiters(_:within:)`: returns the
+    /// Test SPI, the hook behind the testing library's `waitForReadyWaiters(_:within:)`: returns the
     /// watcher installed, or else installs the one `make` creates. The watcher is told, outside any
     /// lock, each time a caller has started waiting and once readiness is decided.
     ///

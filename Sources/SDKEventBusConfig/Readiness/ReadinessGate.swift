@@ -81,7 +81,7 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
     /// The gate's watcher, installed by the first call.
     ///
     /// Returns the watcher installed, or else installs the one `make` creates. The hook behind the
-    /// testing library's `waitForWaiters`: the watcher is told, outside the lock, each time a
+    /// testing library's `waitForReadyWaiters`: the watcher is told, outside the lock, each time a
     /// waiter has registered and each time the gate is decided.
     func watcher(orInstall make: () -> any ReadinessGateWatcher) -> any ReadinessGateWatcher {
         watcher.withLock { watcher in

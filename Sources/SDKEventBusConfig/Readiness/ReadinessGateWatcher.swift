@@ -1,7 +1,7 @@
 /// What the testing library installs on a store's readiness gate to hear of its waiters.
 ///
 /// Test SPI (`@_spi(Testing) import SDKEventBusConfig`): install one with
-/// ``CatalogConfigStore/readinessWatcher(orInstall:)``. The testing library's `waitForWaiters(_:within:)`
+/// ``CatalogConfigStore/readinessWatcher(orInstall:)``. The testing library's `waitForReadyWaiters(_:within:)`
 /// is built on it; a test has no need of it otherwise.
 @_spi(Testing) public protocol ReadinessGateWatcher: AnyObject, Sendable {
     /// A waiter has registered, or the gate was decided; called outside the gate's lock, on the

@@ -238,7 +238,7 @@ import Testing
         try await service.waitForFetches(1)
         await client.shutdown()
         #expect(harness.steps.steps.last.map { if case .stopped = $0 { true } else { false } } == true)
-        service.release()
+        service.releaseHangingFetches()
         #expect(events.payloads.isEmpty)
     }
 

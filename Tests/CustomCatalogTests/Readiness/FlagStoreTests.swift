@@ -32,7 +32,7 @@ import Testing
             for _ in 0..<1_000 {
                 group.addTask { try await store.waitForReady() }
             }
-            try await store.waitForWaiters(1_000)
+            try await store.waitForReadyWaiters(1_000)
             await store.setConfig(FlagFixtures.flagSet, from: .cache)
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -54,7 +54,7 @@ import Testing
             try await store.waitForReady()
             return (recorder.events, store.config)
         }
-        try await store.waitForWaiters(1)
+        try await store.waitForReadyWaiters(1)
         await store.setConfig(FlagFixtures.flagSet)
         let (events, config) = try await waiter.value
         #expect(events == [.initialized])
@@ -95,7 +95,7 @@ import Testing
                 do { return .success(try await store.waitForReady()) } catch { return .failure(error) }
             }
         }
-        try await store.waitForWaiters(1_000)
+        try await store.waitForReadyWaiters(1_000)
         for waiter in waiters[..<500] { waiter.cancel() }
         // Cancelled waiters resume promptly, before any flag set arrives.
         for waiter in waiters[..<500] {
@@ -132,7 +132,7 @@ import Testing
         #expect(store.readinessWaiters.count == 0, "the timed-out waiter is forgotten")
 
         let later = Task { try await store.waitForReady() }
-        try await store.waitForWaiters(1)
+        try await store.waitForReadyWaiters(1)
         await store.setConfig(FlagFixtures.flagSet)
         #expect(try await later.value.source == .live)
     }
@@ -150,7 +150,7 @@ import Testing
     @Test func shutdownResumesEveryWaiterWithATypedError() async throws {
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
-        try await store.waitForWaiters(100)
+        try await store.waitForReadyWaiters(100)
         store.shutdown()
         for waiter in waiters {
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }

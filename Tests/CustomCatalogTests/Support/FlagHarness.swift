@@ -44,7 +44,7 @@ struct FlagHarness: Sendable {
         _ service: ScriptedFlagService,
         configuration: FlagConfiguration? = nil
     ) -> (client: FlagClient, emitter: FlagEmitter, events: EventRecorder<FlagEvent>) {
-        let (client, emitter) = FlagClient.make(
+        let (client, emitter) = FlagClient.makeClient(
             configuration: configuration ?? self.configuration(), fetchService: service)
         return (client, emitter, EventRecorder(client.bus, delivery: .immediate))
     }

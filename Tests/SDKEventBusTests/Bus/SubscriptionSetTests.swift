@@ -198,7 +198,7 @@ import Testing
     @Test func aClientsSubscriptionsAreOwnedTheSameWay() async {
         var configuration = SDKConfiguration()
         configuration.fetchesOnStart = false
-        let (client, emitter) = SDKClient.make(configuration: configuration, fetch: { throw CancellationError() })
+        let (client, emitter) = SDKClient.makeClient(configuration: configuration, fetch: { throw CancellationError() })
         let calls = Counter()
         var subscriptions = SubscriptionSet()
         client.on(.conversion, delivery: .immediate) { _ in calls.increment() }.store(in: &subscriptions)

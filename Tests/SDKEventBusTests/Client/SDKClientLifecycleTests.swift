@@ -23,7 +23,7 @@ import Testing
     ) async throws -> (SDKClient, MockConfigFetchService, EventEmitter) {
         let service = harness.mock(script, afterScript: afterScript)
         let (client, emitter) = harness.client(service, refreshInterval: refreshInterval)
-        #expect(try await harness.clock.nextDeadline() == 1, "the first fetch waits for the test")
+        #expect(try await harness.clock.timeUntilNextDeadline() == 1, "the first fetch waits for the test")
         return (client, service, emitter)
     }
 
@@ -175,7 +175,7 @@ import Testing
     @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async throws {
         let (client, _, _) = try await makeClient([.hang])
         let waiters = (0..<10).map { _ in Task { try await client.ready() } }
-        try await client.store.waitForWaiters(10)
+        try await client.store.waitForReadyWaiters(10)
         await client.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
@@ -188,7 +188,7 @@ import Testing
         let (client, service, _) = try await makeClient([.config(a)], afterScript: nil)
         harness.clock.advance(by: 1)
         try await client.ready()
-        _ = try await harness.clock.nextDeadline()
+        _ = try await harness.clock.timeUntilNextDeadline()
         await client.shutdown()
         #expect(harness.diagnostics.steps.last?.isStopped == true)
         let fetches = service.fetchCount

@@ -57,7 +57,7 @@ import Testing
         emitter.fire(SamplePayloads.sample(.bucketing))  // queued for an actor that never runs
         let shutdown = Task { await client.shutdown(timeout: 3) }
         try await rig.clock.waitForSleepers(1)
-        #expect(try await rig.clock.nextDeadline() == 3)
+        #expect(try await rig.clock.timeUntilNextDeadline() == 3)
         rig.clock.advance(by: 3)
         let report = await shutdown.value
         #expect(report.abandoned == [.delivery])
@@ -86,7 +86,7 @@ import Testing
         let report = await client.shutdown()
         #expect(report.abandoned == [.fetch])
         #expect(report.description == "shut down, abandoning a fetch in flight")
-        service.release()
+        service.releaseHangingFetches()
     }
 
     @Test func aCacheThatNeverAnswersIsAbandonedAtOnceAndReported() async throws {

@@ -45,7 +45,7 @@ import Testing
         let clock = TestClock()
         let service = MockConfigFetchService([.delayed(3, .config(a))], clock: clock)
         let fetch = Task { try await service.fetchLiveConfig() }
-        #expect(try await clock.nextDeadline() == 3)
+        #expect(try await clock.timeUntilNextDeadline() == 3)
         clock.advance(by: 3)
         #expect(try await fetch.value == a)
     }
@@ -61,18 +61,18 @@ import Testing
     // MARK: Releasing fetches that ignore cancellation
 
     /// A fetch counts for `waitForFetches` as soon as it takes its outcome, before it parks in its
-    /// hang; a `release()` in between used to find nothing to end and was lost, about once in 300
+    /// hang; a `releaseHangingFetches()` in between used to find nothing to end and was lost, about once in 300
     /// tries on two cores, leaving the fetch (and the test awaiting it) stuck.
     @Test func releaseRightAfterWaitForFetchesEndsAFetchThatIgnoresCancellation() async throws {
         for attempt in 1...2_000 {
             let service = MockConfigFetchService([.hangIgnoringCancellation])
             let fetch = Task { try await service.fetchLiveConfig() }
             try await service.waitForFetches(1)
-            service.release()
+            service.releaseHangingFetches()
             do {
                 try await service.waitForFinishedFetches(1, within: 5)
             } catch {
-                service.release()  // let the stuck fetch go before failing
+                service.releaseHangingFetches()  // let the stuck fetch go before failing
                 Issue.record("attempt \(attempt): the release was missed: \(error)")
                 return
             }
@@ -85,7 +85,7 @@ import Testing
         let first = Task { try await service.fetchLiveConfig() }
         let second = Task { try await service.fetchLiveConfig() }
         try await service.waitForFetches(2)
-        service.release()
+        service.releaseHangingFetches()
         try await service.waitForFinishedFetches(2)
         await #expect(throws: CancellationError.self) { try await first.value }
         await #expect(throws: CancellationError.self) { try await second.value }
@@ -96,7 +96,7 @@ import Testing
             try await service.waitForFinishedFetches(3, within: 0.02)
         }
         #expect(stillHanging?.observed == "2 ended of 3 started")
-        service.release()
+        service.releaseHangingFetches()
         await #expect(throws: CancellationError.self) { try await third.value }
         #expect(service.calls.allSatisfy { $0.result != nil })
     }

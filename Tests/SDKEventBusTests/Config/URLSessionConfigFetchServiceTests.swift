@@ -343,7 +343,7 @@ import Testing
         try await Self.withServer(answering: Response(status: 404)) { _, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(try await harness.clock.nextDeadline() == 60, "the refresh interval, not a backoff")
+            #expect(try await harness.clock.timeUntilNextDeadline() == 60, "the refresh interval, not a backoff")
             #expect(client.status.lastFetchError is ConfigFetchError)
             await client.shutdown()
         }
@@ -355,7 +355,7 @@ import Testing
             let harness = ClientHarness()
             let (client, _) = harness.client(service, refreshInterval: nil)
             #expect(try await harness.clock.advanceToNextDeadline() == 30)
-            #expect(try await harness.clock.nextDeadline() == 30, "the second attempt failed and waits again")
+            #expect(try await harness.clock.timeUntilNextDeadline() == 30, "the second attempt failed and waits again")
             #expect(server.receivedRequests.count == 2)
             await client.shutdown()
         }
@@ -366,7 +366,7 @@ import Testing
             _, service throws in
             let harness = ClientHarness()
             let (client, _) = harness.client(service)
-            #expect(try await harness.clock.nextDeadline() == 86_400)
+            #expect(try await harness.clock.timeUntilNextDeadline() == 86_400)
             await client.shutdown()
         }
     }

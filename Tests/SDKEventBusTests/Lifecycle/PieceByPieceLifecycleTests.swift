@@ -42,7 +42,7 @@ import Testing
 
     @Test func aFunctionOfTheSDKsOwnIsTheFetcher() async throws {
         let api = FlagAPI(serving: [a, b])
-        let (client, _) = SDKClient.make(configuration: settings(), fetch: api.fetchConfig)
+        let (client, _) = SDKClient.makeClient(configuration: settings(), fetch: api.fetchConfig)
         #expect(try await client.ready().source == .live)
         #expect(client.config == a)
         #expect(try await client.refreshNow() == .updated)
@@ -69,7 +69,7 @@ import Testing
         let (_, emitter) = EventBus.makeBus()
         let store = ConfigStore(emitter: emitter)
         let client = SDKClient(store: store, configuration: settings, fetchService: service)
-        try await store.waitForWaiters(1)  // the lifecycle waits for the SDK's first configuration
+        try await store.waitForReadyWaiters(1)  // the lifecycle waits for the SDK's first configuration
         #expect(service.fetchCount == 0, "nothing fetched at start")
         #expect(await store.setConfig(a, from: .initial) == .first)
         #expect(try await rig.clock.advanceToNextDeadline() == 60, "the first refresh, an interval later")
@@ -84,7 +84,7 @@ import Testing
         let service = rig.service([.config(a)])
         var settings = settings()
         settings.fetchesOnStart = false
-        let (client, _) = SDKClient.make(configuration: settings, fetchService: service)
+        let (client, _) = SDKClient.makeClient(configuration: settings, fetchService: service)
         #expect(try await client.refreshNow() == .first)
         #expect(try await client.ready().source == .live)
         await client.shutdown()
@@ -94,7 +94,7 @@ import Testing
 
     @Test func pausedRefreshingHoldsTheDueRefreshAndResumingRunsIt() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = SDKClient.make(configuration: settings(), fetchService: service)
+        let (client, _) = SDKClient.makeClient(configuration: settings(), fetchService: service)
         try await client.ready()
         client.pauseRefreshing()
         try await rig.steps.wait { if case .refreshPaused = $0 { true } else { false } }
@@ -109,7 +109,7 @@ import Testing
 
     @Test func resumingRefreshingRunsTheRefreshThatFellDueWhilePaused() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = SDKClient.make(configuration: settings(), fetchService: service)
+        let (client, _) = SDKClient.makeClient(configuration: settings(), fetchService: service)
         try await client.ready()
         client.pauseRefreshing()
         #expect(try await rig.clock.advanceToNextDeadline() == 60)
@@ -143,7 +143,7 @@ import Testing
 
     @Test func aForegroundVisitThatFindsTheConfigurationFreshIsReportedWithItsAgeAndTimeToLive() async throws {
         let service = rig.service([.config(a)])
-        let (client, _) = SDKClient.make(
+        let (client, _) = SDKClient.makeClient(
             configuration: settings(refreshInterval: nil, timeToLive: 300), fetchService: service)
         try await client.ready()
         try await rig.steps.wait { $0.appliedChange == .first }
@@ -158,7 +158,7 @@ import Testing
 
     @Test func aRefreshHeldByLowPowerModeIsReported() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = SDKClient.make(configuration: settings(), fetchService: service)
+        let (client, _) = SDKClient.makeClient(configuration: settings(), fetchService: service)
         try await client.ready()
         client.handle(.lowPowerModeChanged(isEnabled: true))
         #expect(try await rig.clock.advanceToNextDeadline() == 60)
@@ -180,7 +180,7 @@ import Testing
 
     @Test func theMacOSForegroundNotificationRefreshesAStaleConfiguration() async throws {
         let service = rig.service([.config(a), .config(b)])
-        let (client, _) = SDKClient.make(
+        let (client, _) = SDKClient.makeClient(
             configuration: settings(refreshInterval: nil, timeToLive: 60), fetchService: service)
         try await client.ready()
         try await rig.steps.wait { $0.appliedChange == .first }
@@ -195,7 +195,7 @@ import Testing
     }
 
     @Test func theUIKitAndWatchKitForegroundNotificationsAreForwardedTheSameWay() async throws {
-        let (client, _) = SDKClient.make(
+        let (client, _) = SDKClient.makeClient(
             configuration: settings(refreshInterval: nil, timeToLive: 300), fetchService: rig.service([.config(a)]))
         try await client.ready()
         try await rig.steps.wait { $0.appliedChange == .first }

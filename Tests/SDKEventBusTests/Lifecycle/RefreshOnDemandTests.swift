@@ -125,7 +125,7 @@ import Testing
         #expect(try await client.refreshNow() == .updated, "a refresh on demand still runs")
         client.handle(.lowPowerModeChanged(isEnabled: false))
         try await rig.clock.waitForSleepers(1)
-        #expect(try await rig.clock.nextDeadline() == 60, "scheduled refreshes resume")
+        #expect(try await rig.clock.timeUntilNextDeadline() == 60, "scheduled refreshes resume")
         await client.shutdown()
     }
 

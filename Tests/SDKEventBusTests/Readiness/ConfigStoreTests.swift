@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func theWatcherIsToldEachWaiterAndTheDecisionWithTheReadingAfterIt() async throws {
-        // Not with `waitForWaiters`: the testing library's hook installs its own watcher.
+        // Not with `waitForReadyWaiters`: the testing library's hook installs its own watcher.
         let watcher = ReadingRecorder()
         #expect(store.readinessWatcher { watcher } === watcher)
         #expect(store.readinessWatcher { ReadingRecorder() } === watcher, "the first watcher stays")
@@ -53,7 +53,7 @@ import Testing
             try await store.waitForReady()
             return store.config
         }
-        try await store.waitForWaiters(1)
+        try await store.waitForReadyWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         #expect(try await waiter.value == Fixtures.config(named: "A"))
         await bus.flush()
@@ -110,7 +110,7 @@ import Testing
                 }
             }
         }
-        try await store.waitForWaiters(1_000)
+        try await store.waitForReadyWaiters(1_000)
         for waiter in waiters[..<500] { waiter.cancel() }
         // Cancelled waiters resume promptly, before any configuration arrives.
         for waiter in waiters[..<500] {
@@ -140,7 +140,7 @@ import Testing
         let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: 5, clock: clock) }
-        #expect(try await clock.nextDeadline() == 5)
+        #expect(try await clock.timeUntilNextDeadline() == 5)
         clock.advance(by: 5)
         do {
             _ = try await timed.value
@@ -152,7 +152,7 @@ import Testing
         #expect(store.isReady == false)
 
         let later = Task { try await store.waitForReady() }
-        try await store.waitForWaiters(1)
+        try await store.waitForReadyWaiters(1)
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await later.value
     }
@@ -161,7 +161,7 @@ import Testing
         let clock = TestClock()
         let store = self.store
         let timed = Task { try await store.waitForReady(timeout: 5, clock: clock) }
-        _ = try await clock.nextDeadline()
+        _ = try await clock.timeUntilNextDeadline()
         await store.setConfig(Fixtures.config(named: "A"))
         _ = try await timed.value
         #expect(clock.sleeperCount == 0, "the timer was cancelled")
@@ -170,7 +170,7 @@ import Testing
     @Test func shutDownResumesEveryWaiterWithATypedError() async throws {
         let store = self.store
         let waiters = (0..<100).map { _ in Task { try await store.waitForReady() } }
-        try await store.waitForWaiters(100)
+        try await store.waitForReadyWaiters(100)
         store.shutdown()
         for waiter in waiters {
             await #expect(throws: ReadinessError.shutDown) { try await waiter.value }

@@ -11,7 +11,7 @@ import Testing
 /// before the ready event has been fired.
 @Suite struct ReadinessAnnouncementTests {
     /// Tells a semaphore each time a waiter registers: the hook the testing library's
-    /// `waitForWaiters` uses.
+    /// `waitForReadyWaiters` uses.
     final class RegistrationSignal: ReadinessGateWatcher {
         let semaphore = DispatchSemaphore(value: 0)
         func waitersChanged(_: ReadinessWaiters) { semaphore.signal() }

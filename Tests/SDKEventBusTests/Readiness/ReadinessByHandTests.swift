@@ -24,7 +24,7 @@ import Testing
 
     @Test func readinessDeclaredByHandWithoutAConfigurationResumesEveryWaiterDegraded() async throws {
         let waiter = Task { [store] in try await store.waitForReady() }
-        try await store.waitForWaiters(1)
+        try await store.waitForReadyWaiters(1)
         #expect(await store.setDegraded(because: BundledConfigUnreadable()))
         let readiness = try await waiter.value
         #expect(readiness.source == .degraded)
@@ -57,7 +57,7 @@ import Testing
 
     @Test func readinessFailedByHandThrowsTheSDKsErrorToEveryWaiter() async throws {
         let waiter = Task { [store] in try await store.waitForReady() }
-        try await store.waitForWaiters(1)
+        try await store.waitForReadyWaiters(1)
         #expect(store.failReadiness(with: InvalidKey()))
         await #expect(throws: InvalidKey()) { try await waiter.value }
         await #expect(throws: InvalidKey()) { try await store.waitForReady() }

@@ -50,7 +50,7 @@ import Testing
             let ready = EventRecorder(bus, delivery: .immediate)
             let store = ConfigStore(emitter: emitter)
             let waiters = (0..<20).map { _ in Task { try await store.waitForReady() } }
-            try await store.waitForWaiters(20)
+            try await store.waitForReadyWaiters(20)
             let config = a
             async let applied = store.setConfig(config)
             async let failed = Task.detached { store.failReadiness(with: InvalidSDKKey()) }.value
@@ -75,7 +75,7 @@ import Testing
         for round in 0..<200 {
             let store = ConfigStore(emitter: EventBus.makeBus().emitter)
             let waiters = (0..<20).map { _ in Task { try await store.waitForReady() } }
-            try await store.waitForWaiters(20)
+            try await store.waitForReadyWaiters(20)
             async let failed = Task.detached { store.failReadiness(with: InvalidSDKKey()) }.value
             async let stopped: Void = Task.detached { store.shutdown() }.value
             _ = await (failed, stopped)

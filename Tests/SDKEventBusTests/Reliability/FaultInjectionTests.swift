@@ -23,7 +23,7 @@ import Testing
     func makeClient(_ script: [MockConfigFetchService.Outcome]) async throws -> (SDKClient, MockConfigFetchService) {
         let service = harness.mock(script)
         let (client, _) = harness.client(service)
-        _ = try await harness.clock.nextDeadline()
+        _ = try await harness.clock.timeUntilNextDeadline()
         harness.clock.advance(by: 1)
         return (client, service)
     }
@@ -98,7 +98,7 @@ import Testing
         let (client, service) = try await makeClient([.hang])
         let waiter = Task { try await client.ready() }
         try await service.waitForFetches(1)
-        try await client.store.waitForWaiters(1)
+        try await client.store.waitForReadyWaiters(1)
         await client.shutdown()
         await #expect(throws: ReadinessError.shutDown) { try await waiter.value }
         #expect(harness.diagnostics.steps.last?.isStopped == true)

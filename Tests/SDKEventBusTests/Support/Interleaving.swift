@@ -2,7 +2,7 @@
 /// work from one round to the next.
 ///
 /// It varies an interleaving; it never waits for anything. A test that must wait for another task
-/// awaits a hook instead: `TestClock.waitForSleepers(_:)`, `ConfigStore.waitForWaiters(_:)`,
+/// awaits a hook instead: `TestClock.waitForSleepers(_:)`, `ConfigStore.waitForReadyWaiters(_:)`,
 /// `MockConfigFetchService.waitForFetches(_:)`, `LoopbackHTTPServer.waitForRequests(_:)`, the bus's
 /// `flush()` or an `EventRecorder`.
 func varyInterleaving(yielding count: Int) async {

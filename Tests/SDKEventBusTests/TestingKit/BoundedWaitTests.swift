@@ -62,12 +62,13 @@ import Testing
             )
         },
         KitWait(
-            name: "TestClock.nextDeadline",
+            name: "TestClock.timeUntilNextDeadline",
             message: "1 task(s) to sleep on the test clock; saw 0 sleeping at 0.0 seconds"
         ) {
             let clock = TestClock()
             return .init(
-                wait: { _ = try await clock.nextDeadline(within: $0) }, bookkeeping: { clock.bookkeepingCount })
+                wait: { _ = try await clock.timeUntilNextDeadline(within: $0) }, bookkeeping: { clock.bookkeepingCount }
+            )
         },
         KitWait(
             name: "TestClock.advanceToNextDeadline",
@@ -118,9 +119,9 @@ import Testing
                 bookkeeping: { steps.waiterCount }
             )
         },
-        KitWait(name: "ConfigStore.waitForWaiters", message: "1 caller(s) waiting for readiness; saw 0") {
+        KitWait(name: "ConfigStore.waitForReadyWaiters", message: "1 caller(s) waiting for readiness; saw 0") {
             let store = ConfigStore(emitter: EventBus.makeBus().emitter)
-            return .init(wait: { try await store.waitForWaiters(1, within: $0) })
+            return .init(wait: { try await store.waitForReadyWaiters(1, within: $0) })
         },
         KitWait(name: "SDKClient.waitForReadyWaiters", message: "1 caller(s) waiting for readiness; saw 0") {
             let client = SDKClient(fetchService: MockConfigFetchService([.hang]))

@@ -31,7 +31,7 @@ import Testing
         let clock = TestClock()
         clock.advance(by: 300)
         let sleeper = Task { try await clock.sleep(for: 0.15) }
-        #expect(try await clock.nextDeadline() == 0.15)
+        #expect(try await clock.timeUntilNextDeadline() == 0.15)
         #expect(try await clock.advanceToNextDeadline() == 0.15)
         try await sleeper.value
         #expect(clock.now == 300.15)
