@@ -7,7 +7,7 @@ let package = Package(
     // The floors every product works from (Docs/Platforms.md; Scripts/check-availability.py proves
     // them in CI). The engine, the wire form, the configuration half, the app buses, the built-in
     // catalog and the testing library all run from here; only the `@Observable` status
-    // (iOS 17) and the overloads that take a custom `Clock` (iOS 16) ask for more, with `@available`.
+    // (iOS 17) asks for more, with `@available`.
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
         // The event engine, an SDK's event system and nothing else: catalog buses and emitters,

@@ -34,7 +34,10 @@ MODULES = [
     "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
 ]
 # The modules whose types a module extends in its public API.
-EXTENDS = {"SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig"}}
+EXTENDS = {
+    "SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig"},
+    "SDKEventBus": {"SDKEventBusConfig"},
+}
 # Each guide, in the catalog of the module it documents.
 GUIDES = {
     "GettingStarted": "SDKEventBusCore",

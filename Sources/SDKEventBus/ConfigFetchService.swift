@@ -17,3 +17,7 @@ public import SDKEventBusConfig
 ///
 /// `HTTPConfigFetchService<ProjectConfig>` is the real one, over `URLSession`.
 public protocol ConfigFetchService: ConfigFetching where Config == ProjectConfig {}
+
+/// The package's HTTP service, fetching the built-in catalog's configuration, is one: code written
+/// against `some ConfigFetchService` takes it as it takes the SDK's own.
+extension HTTPConfigFetchService: ConfigFetchService where Config == ProjectConfig {}

@@ -131,7 +131,9 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// let (_, emitter) = CatalogBus<FlagEvent>.makeBus()
     /// var settings = LifecycleConfiguration<FlagSet>()
     /// settings.diagnostics = { step in
-    ///     if let error = step.failure { emitter.fire(.error(FlagErrorPayload(message: "\(error)"))) }
+    ///     if case .fetchFailed(let error, _, _) = step {
+    ///         emitter.fire(.error(FlagErrorPayload(message: "\(error)")))
+    ///     }
     /// }
     /// let store = CatalogConfigStore(emitter: emitter)
     /// let client = CatalogClient(store: store, configuration: settings, fetchService: flagService)

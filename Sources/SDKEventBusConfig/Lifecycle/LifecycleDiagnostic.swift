@@ -11,6 +11,9 @@ public import Foundation
 /// var configuration = SDKConfiguration()
 /// configuration.diagnostics = { step in logger.debug("\(step)") }
 /// ```
+///
+/// A later 1.x release may add steps, as the lifecycle learns to report more: a `switch` over a
+/// step has a `default`.
 public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A fetch started. `attempt` counts from 1 and restarts after a success.
     case fetchStarted(attempt: Int)

@@ -8,6 +8,8 @@ public import Foundation
 ///     logger.warning("\(diagnostic)")
 /// }
 /// ```
+///
+/// A later 1.x release may add reports: a `switch` over a diagnostic has a `default`.
 public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// Fires are piling up for a lane whose executor does not keep up (a busy main actor, a slow
     /// actor): reported when the pending count first reaches 1,000, then at each doubling, until

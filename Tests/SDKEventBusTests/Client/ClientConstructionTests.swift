@@ -1,3 +1,4 @@
+import Foundation
 import SDKEventBus
 import SDKEventBusTesting
 import Testing
@@ -19,6 +20,18 @@ import Testing
         await bus.flush()
         #expect(readies.count == 1, "the client's ready reached the bus the SDK made")
         await bus.off(token)
+        await sdk.shutdown()
+    }
+
+    @Test func thePackagesHTTPServiceIsABuiltInConfigFetchService() async {
+        func sdkClient(fetchingWith service: some ConfigFetchService) -> SDKClient {
+            var settings = SDKConfiguration()
+            settings.fetchesOnStart = false
+            return SDKClient(configuration: settings, fetchService: service)
+        }
+        let url = URL(string: "https://cdn.example.com/project.json")!
+        let sdk = sdkClient(fetchingWith: HTTPConfigFetchService<ProjectConfig>(url: url))
+        #expect(!sdk.status.isReady)
         await sdk.shutdown()
     }
 }
