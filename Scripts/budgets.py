@@ -46,7 +46,7 @@ CEILINGS = {
     "SDKEventBusWire": (34, 67),
     "SDKEventBusConfig": (200, 134),
     "SDKEventBusAppEvents": (36, 16),
-    "SDKEventBus": (287, 130),
+    "SDKEventBus": (288, 130),  # 287 → 288: HTTPConfigFetchService is a ConfigFetchService (1.0.0)
     "SDKEventBusTesting": (83, 115),
 }
 
