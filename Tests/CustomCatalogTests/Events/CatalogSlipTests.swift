@@ -114,6 +114,9 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { for _ in 0..<50 { emitter.fire(.pong) } } }
         }
+        // A fire returns once its event is queued: while another thread delivers on the immediate
+        // lane, or a job took the lane over, delivery may still be running. Await the bus.
+        await bus.flush()
         #expect(received.withLock { $0 } == 400)
     }
 
