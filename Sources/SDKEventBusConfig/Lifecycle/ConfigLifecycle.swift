@@ -210,14 +210,14 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     private func run(on clock: any TimerClock) async {
         let start = clock.nanoseconds
         startedAt.withLock { $0 = start }
-        if case .degraded(let deadline?) = configuration.readinessPolicy.kind {
+        if case .degraded(let timeout?) = configuration.readinessPolicy.kind {
             // A task of its own, so that it can end as soon as readiness is decided (a sleeper
             // left on the clock would be the next deadline a test sees) and never outlives the run.
             // Low power mode never holds it.
             let store = self.store
             let deadlineTask = Task {
-                guard (try? await clock.sleep(for: deadline)) != nil else { return }
-                let error = ReadinessError.timedOut(after: deadline)
+                guard (try? await clock.sleep(for: timeout)) != nil else { return }
+                let error = ReadinessError.timedOut(after: timeout)
                 _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
             }
             degradedDeadline.withLock { $0 = deadlineTask }

@@ -77,7 +77,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     private var refreshes: [UInt64: Refresh] = [:]
     private var nextRefreshID: UInt64 = 0
     /// When the last fetch succeeded, as time on the lifecycle's clock since it started, in seconds.
-    private(set) var lastSuccessfulFetchDate: TimeInterval?
+    private(set) var lastSuccessfulFetchTime: TimeInterval?
     /// Why the loop ended, when not by shutdown: the error that ended readiness.
     var stopReason: (any Error)?
 
@@ -174,13 +174,13 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// ``finishFetch(succeededAt:)``: applying it resumes `ready()` callers, who may read it at once.
     mutating func fetchArrived(at time: TimeInterval?) {
         isFetching = false
-        if let time { lastSuccessfulFetchDate = time }
+        if let time { lastSuccessfulFetchTime = time }
     }
 
     /// Ends a fetch; returns the refresh callers waiting for it.
     mutating func finishFetch(succeededAt time: TimeInterval?) -> [RefreshWaiter] {
         isFetching = false
-        if let time { lastSuccessfulFetchDate = time }
+        if let time { lastSuccessfulFetchTime = time }
         return takeRefreshWaiters(upTo: fetchCount)
     }
 
@@ -246,7 +246,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
 
     /// Asks for a fetch when the last successful one is older than `timeToLive` at `now`.
     mutating func triggerIfStale(timeToLive: TimeInterval, now: TimeInterval?) -> StaleCheck {
-        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetchDate, let now else {
+        guard !isStopped, !isFetching, !isTriggered, let last = lastSuccessfulFetchTime, let now else {
             return .notChecked
         }
         guard now - last >= timeToLive else { return .fresh(age: max(0, now - last)) }

@@ -12,7 +12,7 @@ public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
     enum Kind: Equatable {
         case live
         case cachedOrLive
-        case degraded(deadline: TimeInterval?)
+        case degraded(after: TimeInterval?)
     }
 
     let kind: Kind
@@ -42,7 +42,7 @@ public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
     ///   lifecycle's clock; `nil` waits for the first attempt to fail.
     /// - Returns: The policy.
     public static func degraded(after timeout: TimeInterval? = nil) -> ReadinessPolicy {
-        ReadinessPolicy(kind: .degraded(deadline: timeout))
+        ReadinessPolicy(kind: .degraded(after: timeout))
     }
 
     /// Whether the initial and cached configurations may make the SDK ready.
@@ -59,7 +59,7 @@ public struct ReadinessPolicy: Sendable, Equatable, CustomStringConvertible {
         switch kind {
         case .live: "live"
         case .cachedOrLive: "cached or live"
-        case .degraded(let deadline?): "degraded after \(deadline) seconds"
+        case .degraded(let timeout?): "degraded after \(timeout) seconds"
         case .degraded(nil): "degraded after the first failure"
         }
     }

@@ -39,7 +39,7 @@ package struct JSONSyntaxValidator: ~Copyable {
     private var openedObjects = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
-        tokenizer = JSONTokenizer(bytes, from: Self.hasByteOrderMark(bytes) ? 3 : 0)
+        tokenizer = JSONTokenizer(bytes, from: JSONTokenizer.byteOrderMarkLength(of: bytes))
         self.maximumDepth = maximumDepth
         keys = JSONKeyTable(body: bytes)
     }
@@ -63,12 +63,6 @@ package struct JSONSyntaxValidator: ~Copyable {
             }
         }
         try result.get()
-    }
-
-    /// Whether `bytes` start with the UTF-8 encoding of U+FEFF, which some servers, CDNs and editors
-    /// put before a body.
-    private static func hasByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
     }
 
     private mutating func run() throws(JSONDecodingError) {

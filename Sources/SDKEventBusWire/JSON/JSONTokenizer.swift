@@ -145,20 +145,13 @@ struct JSONTokenizer {
         return innerContainers & 1 == 1
     }
 
-    /// Creates a tokenizer at the start of `bytes`.
-    ///
-    /// - Parameter bytes: The body; it must outlive the tokenizer.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        self.init(bytes, from: 0)
-    }
-
     /// Creates a tokenizer at `start` in `bytes`.
     ///
     /// - Parameters:
     ///   - bytes: The body; it must outlive the tokenizer.
-    ///   - start: Where the JSON text starts: past a byte order mark the reader skips. Offsets stay
-    ///     those of `bytes`.
-    init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) {
+    ///   - start: Where the JSON text starts: past a byte order mark the reader skips
+    ///     (``byteOrderMarkLength(of:)``). Offsets stay those of `bytes`.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) {
         // No stored property for `start`: a tokenizer of more than 64 bytes is copied with a call to
         // `memcpy`, which added 0.9 % to the instructions of validating a 10,000-key body.
         self.bytes = bytes
@@ -606,12 +599,18 @@ struct JSONTokenizer {
 
     // MARK: Locations
 
+    /// The length of the UTF-8 encoding of U+FEFF at the start of `bytes`, which some servers, CDNs
+    /// and editors put before a body: 3, or 0 when there is none.
+    static func byteOrderMarkLength(of bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+    }
+
     /// The line and column of the byte at `offset`, for an error: counted only then.
     ///
     /// The column counts from the start of the JSON text on the first line: an editor shows no
     /// column for a UTF-8 byte order mark before it. The byte offset is that of the body as served.
     func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
-        let textStart = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+        let textStart = Self.byteOrderMarkLength(of: bytes)
         var line = 1
         var lineStart = min(textStart, offset)
         for index in lineStart..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
