@@ -162,7 +162,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
         }
         lifecycle.statusChanged.withLock { $0 = { statusPublisher.statusChanged() } }
         self.statusPublisher = statusPublisher
-        self.task = Task { await lifecycle.run() }
+        self.task = Task.inheritingExecutorPreference { await lifecycle.run() }
     }
 
     deinit {

@@ -85,10 +85,10 @@ enum FirstResult {
                 // Created under the lock, so that an ending that lands meanwhile finds the tasks to
                 // cancel. Creating a task runs nothing here: its body starts on another thread and
                 // takes this lock only to end the race.
-                machine.started(Task { self.end(.finished(Boxed(await operation()))) })
+                machine.started(Task.inheritingExecutorPreference { self.end(.finished(Boxed(await operation()))) })
                 if let timeout {
                     machine.started(
-                        Task {
+                        Task.inheritingExecutorPreference {
                             guard (try? await clock.sleep(for: timeout)) != nil else { return }
                             self.end(.timedOut)
                         })

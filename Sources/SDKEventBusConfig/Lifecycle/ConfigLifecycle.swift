@@ -215,7 +215,7 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
             // left on the clock would be the next deadline a test sees) and never outlives the run.
             // Low power mode never holds it.
             let store = self.store
-            let deadlineTask = Task {
+            let deadlineTask = Task.inheritingExecutorPreference {
                 guard (try? await clock.sleep(for: timeout)) != nil else { return }
                 let error = ReadinessError.timedOut(after: timeout)
                 _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
