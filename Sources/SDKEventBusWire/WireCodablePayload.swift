@@ -201,10 +201,13 @@ extension WireCodablePayload {
     ///   return and tab as `\b`, `\f`, `\n`, `\r` and `\t`; the other control characters U+0000 to
     ///   U+001F as `\u00xx`, lowercase; everything else (`/`, non-ASCII, U+2028 and U+2029 included)
     ///   is written as raw UTF-8.
-    /// - An integer within `Int64` is written as is (`-0` as `0`). Any other number is read as a
-    ///   `Double`: a whole number within `Int64` is written as an integer (`1.0` as `1`, `1e16` as
+    /// - An integer from `Int64.min` to `UInt64.max` is written as is (`-0` as `0`), so every value
+    ///   of every integer type comes back exactly. Any other number is read as a `Double`: a whole
+    ///   number in that range is written as an integer (`1.0` as `1`, `1e16` as
     ///   `10000000000000000`); anything else as Swift's `Double.description`, the shortest form that
-    ///   reads back as the same `Double` (`0.1`, `1e-05`, `1e+300`).
+    ///   reads back as the same `Double` (`0.1`, `1e-05`, `1e+300`). So a `Decimal` with more
+    ///   significant digits than a `Double` carries (about 15) changes: `3.14159265358979323846` is
+    ///   written `3.141592653589793`. Send a value that must stay exact as a string.
     /// - `true`, `false`, `null` as they are; arrays in order.
     ///
     /// - Returns: The UTF-8 bytes of the JSON object.
