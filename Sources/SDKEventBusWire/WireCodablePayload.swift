@@ -22,14 +22,16 @@ public import SDKEventBusCore
 /// }
 /// ```
 ///
-/// Write ``encodeData(to:)`` and ``init(event:dataFrom:)`` yourself for any other shape.
+/// Write ``encodeData(to:)`` and ``init(event:dataFrom:)`` yourself for any other shape, a payload
+/// that is a struct included: the derived ones refuse it rather than write some of its fields.
 /// `CatalogConformance` round-trips a sample of every event through the wire form, so a payload
 /// missing from the list, or decoded as another event's, fails its test.
 public protocol WireCodablePayload: CatalogPayload, Codable {
     /// Writes the payload's fields: the `data` member of the wire form.
     ///
     /// Derived for an enum whose cases each wrap one `Encodable` value (the value is `data`) or
-    /// none (`data` is `{}`); write it for any other shape.
+    /// none (`data` is `{}`); write it for any other shape. For a payload that is a struct or a
+    /// class, the derived one throws rather than write some of its fields.
     ///
     /// - Parameter encoder: The encoder of the `data` member.
     /// - Throws: What the encoder throws.
@@ -91,11 +93,31 @@ extension WireCodablePayload {
 
     /// Writes the value the payload's case wraps, or nothing for a case without one.
     ///
+    /// Only an enum's `data` is derived. A payload that is a struct or a class has no case to
+    /// unwrap, and writing one of its fields would lose the others: implement
+    /// ``encodeData(to:)`` and ``init(event:dataFrom:)`` for it.
+    ///
     /// - Parameter encoder: The encoder of the `data` member.
-    /// - Throws: `EncodingError.invalidValue` when the case wraps a value that is not `Encodable`, or
-    ///   more than one value; what the value's encoding throws.
+    /// - Throws: `EncodingError.invalidValue` when the payload is not an enum, or its case wraps a
+    ///   value that is not `Encodable`, or more than one value; what the value's encoding throws.
     public func encodeData(to encoder: any Encoder) throws {
-        guard let wrapped = Mirror(reflecting: self).children.first?.value else { return }
+        let mirror = Mirror(reflecting: self)
+        guard mirror.displayStyle == .enum else {
+            let kind =
+                switch mirror.displayStyle {
+                case .struct: "a struct"
+                case .class: "a class"
+                default: "not an enum"
+                }
+            throw EncodingError.invalidValue(
+                self,
+                .init(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "\(Self.self) is \(kind): the wire form derives data only for an enum whose "
+                        + "cases each wrap one Encodable value, and would lose fields of this payload; implement "
+                        + "encodeData(to:) and init(event:dataFrom:)"))
+        }
+        guard let wrapped = mirror.children.first?.value else { return }
         guard let value = wrapped as? any Encodable else {
             throw EncodingError.invalidValue(
                 wrapped,

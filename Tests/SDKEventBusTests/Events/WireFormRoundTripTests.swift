@@ -24,6 +24,30 @@ import Testing
         #expect(try WireProbePayload(wireJSON: bytes) == .integers(IntegerFields(uint64: value)))
     }
 
+    // MARK: Struct payloads
+
+    /// The defaults derive `data` from an enum's case; a struct has no case, and writing its first
+    /// field as `data` loses the rest: the default refuses, and says what to write instead.
+    @Test func aStructPayloadIsNeverWrittenWithFieldsMissing() {
+        let payload = SteppedPayload(from: 1, to: 2)
+        do {
+            let bytes = try payload.wireJSON()
+            Issue.record("wrote \(String(decoding: bytes, as: UTF8.self))")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.debugDescription.contains("SteppedPayload is a struct"), "\(context.debugDescription)")
+            #expect(context.debugDescription.contains("encodeData(to:)"), "\(context.debugDescription)")
+        } catch {
+            Issue.record("threw \(error)")
+        }
+    }
+
+    @Test func aStructPayloadWithItsOwnWireFormIsWrittenWholeAndReadBack() throws {
+        let payload = MovedPayload(from: 1, to: 2)
+        let bytes = try payload.wireJSON()
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"data":{"from":1,"to":2},"event":"moved"}"#)
+        #expect(try MovedPayload(wireJSON: bytes) == payload)
+    }
+
     // MARK: Decimals
 
     /// A `Decimal` of at most 15 significant digits, or a whole one within 64 bits, comes back equal.
