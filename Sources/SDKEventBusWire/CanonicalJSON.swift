@@ -38,16 +38,20 @@ import struct Foundation.Data
 enum CanonicalJSON {
     /// Rewrites `json` in canonical form.
     ///
-    /// - Parameter json: One JSON value, in UTF-8.
+    /// - Parameters:
+    ///   - json: One JSON value, in UTF-8.
+    ///   - maximumDepth: How deep objects and arrays may nest, counted as `JSONSyntaxValidator`
+    ///     counts them; unbounded by default.
     /// - Returns: The canonical UTF-8 bytes of the same value.
     /// - Throws: A `JSONDecodingError` with code `invalidSyntax`, `invalidEncoding`,
     ///   `duplicateKey` (the order of two equal keys is not defined) or `numberOutOfRange` (a number
     ///   beyond the range of `Double`), with the location of the offending byte. `JSONEncoder` never
-    ///   writes such JSON.
-    static func canonicalize(_ json: Data) throws(JSONDecodingError) -> Data {
+    ///   writes such JSON. Code `nestingTooDeep` for a container deeper than `maximumDepth`.
+    static func canonicalize(_ json: Data, maximumDepth: Int = .max) throws(JSONDecodingError) -> Data {
         let result = json.withUnsafeBytes { raw -> Result<[UInt8], JSONDecodingError> in
             Result { () throws(JSONDecodingError) in
-                var reader = Reader(tokenizer: JSONTokenizer(raw.bindMemory(to: UInt8.self)))
+                var reader = Reader(
+                    tokenizer: JSONTokenizer(raw.bindMemory(to: UInt8.self)), maximumDepth: maximumDepth)
                 let root = try reader.read()
                 return reader.write(root)
             }
@@ -154,14 +158,17 @@ private struct Reader {
     }
 
     private var tokenizer: JSONTokenizer
+    /// How deep containers may nest.
+    private let maximumDepth: Int
     private var nodes: [Node] = []
     private var scalars: [UInt8] = []
     private var keys: [UInt8] = []
     /// A decoded string, reused from one string to the next.
     private var decoded: [UInt8] = []
 
-    init(tokenizer: JSONTokenizer) {
+    init(tokenizer: JSONTokenizer, maximumDepth: Int) {
         self.tokenizer = tokenizer
+        self.maximumDepth = maximumDepth
     }
 
     // MARK: Reading
@@ -183,11 +190,17 @@ private struct Reader {
             switch token {
             case nil:
                 return root
-            case .beginObject:
-                stack.append(Frame(isObject: true))
-                continue
-            case .beginArray:
-                stack.append(Frame(isObject: false))
+            case .beginObject, .beginArray:
+                guard stack.count < maximumDepth else {
+                    throw JSONDecodingError(
+                        code: .nestingTooDeep, location: tokenizer.location(of: tokenizer.tokenStart),
+                        reason: "objects and arrays are nested more than \(maximumDepth) levels deep")
+                }
+                if case .beginObject = token {
+                    stack.append(Frame(isObject: true))
+                } else {
+                    stack.append(Frame(isObject: false))
+                }
                 continue
             case .endObject, .endArray:
                 node = try close(stack.removeLast())

@@ -53,7 +53,10 @@ public protocol WireCodablePayload: CatalogPayload, Codable {
     static var payloadTypes: [any (TypedPayload & Decodable).Type] { get }
 }
 
-/// How deep a wire form's objects and arrays may nest: as deep as a configuration's, by default.
+/// How deep a wire form's objects and arrays may nest, the event's object and `data` included.
+///
+/// As deep as a configuration's, by default. ``WireCodablePayload/wireJSON()`` writes no deeper than
+/// ``WireCodablePayload/init(wireJSON:)`` reads.
 private let wireMaximumNestingDepth = 128
 
 /// The members of the wire form.
@@ -232,12 +235,26 @@ extension WireCodablePayload {
     ///   written `3.141592653589793`. Send a value that must stay exact as a string.
     /// - `true`, `false`, `null` as they are; arrays in order.
     ///
+    /// What it writes, ``init(wireJSON:)`` reads: it refuses a payload nested more than 128 levels
+    /// deep, counting the event's object and `data`, as that initializer does.
+    ///
     /// - Returns: The UTF-8 bytes of the JSON object.
-    /// - Throws: `EncodingError` for a non-finite number.
+    /// - Throws: `EncodingError` for a non-finite number, for a payload nested deeper than 128 levels,
+    ///   and for a payload that is not an enum when the derived ``encodeData(to:)`` writes it.
     public func wireJSON() throws -> Data {
         let json = try JSONEncoder().encode(self)
         do {
-            return try CanonicalJSON.canonicalize(json)
+            return try CanonicalJSON.canonicalize(json, maximumDepth: wireMaximumNestingDepth)
+        } catch let error where error.code == .nestingTooDeep {
+            throw EncodingError.invalidValue(
+                self,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "the \(event.rawValue) payload nests objects and arrays more than "
+                        + "\(wireMaximumNestingDepth) levels deep, counting the event's object and data, and "
+                        + "init(wireJSON:) reads no deeper: nest data at most \(wireMaximumNestingDepth - 1) levels"
+                )
+            )
         } catch {
             // Unreachable: JSONEncoder writes valid JSON without duplicate keys.
             throw EncodingError.invalidValue(

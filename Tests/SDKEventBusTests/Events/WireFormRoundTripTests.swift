@@ -48,6 +48,28 @@ import Testing
         #expect(try MovedPayload(wireJSON: bytes) == payload)
     }
 
+    // MARK: Nesting
+
+    /// The wire form of `NestedArrays(depth: d)` nests `d + 2` levels: `init(wireJSON:)` reads up to
+    /// 128, counting the event's object and `data`, and `wireJSON()` writes up to the same 128.
+    @Test(arguments: [1, 100, 125, 126])
+    func whatWireJSONWritesAtTheNestingLimitInitWireJSONReads(depth: Int) throws {
+        let payload = WireProbePayload.nested(NestedArrays(depth: depth))
+        #expect(try WireProbePayload(wireJSON: payload.wireJSON()) == payload)
+    }
+
+    @Test(arguments: [127, 128, 500])
+    func aPayloadNestedBeyondWhatInitWireJSONReadsIsRefusedWhenWritten(depth: Int) {
+        do {
+            let bytes = try WireProbePayload.nested(NestedArrays(depth: depth)).wireJSON()
+            Issue.record("wrote \(bytes.count) bytes nested \(depth + 2) levels deep")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.debugDescription.contains("128"), "\(context.debugDescription)")
+        } catch {
+            Issue.record("threw \(error)")
+        }
+    }
+
     // MARK: Decimals
 
     /// A `Decimal` of at most 15 significant digits, or a whole one within 64 bits, comes back equal.
