@@ -7,8 +7,65 @@ import Testing
 /// What `wireJSON()` writes, `init(wireJSON:)` reads back as the same value.
 ///
 /// At the edges a bridge reaches: integer extremes, payloads that are structs, deep nesting,
-/// decimals, with the probe catalogs of `WireProbeCatalogs.swift`.
+/// decimals. The probe catalogs (`WireProbeCatalogs.swift`) pin their bytes in
+/// `Resources/wire-vectors-probe.jsonl`.
+///
+/// To regenerate that file after a deliberate change of the wire form, run
+/// `SDKEVENTBUS_WRITE_WIRE_VECTORS=1 swift test --filter WireFormRoundTripTests` and review the diff.
 @Suite struct WireFormRoundTripTests {
+    /// One committed line of `wire-vectors-probe.jsonl`: a payload of a probe catalog.
+    enum ProbeVector: Equatable {
+        case probe(WireProbePayload)
+        case moved(MovedPayload)
+
+        func wireJSON() throws -> Data {
+            switch self {
+            case .probe(let payload): try payload.wireJSON()
+            case .moved(let payload): try payload.wireJSON()
+            }
+        }
+
+        /// Decodes `line` as a payload of this vector's catalog.
+        func decodeSameCatalog(_ line: Data) throws -> ProbeVector {
+            switch self {
+            case .probe: .probe(try WireProbePayload(wireJSON: line))
+            case .moved: .moved(try MovedPayload(wireJSON: line))
+            }
+        }
+    }
+
+    /// In the order of the committed lines; new vectors go at the end.
+    static let vectors: [ProbeVector] = [
+        .probe(.integers(.minimums)),
+        .probe(.integers(.maximums)),
+        // Just past Int64, where a Double would round to 2^63.
+        .probe(.integers(IntegerFields(uint: UInt(Int64.max) + 1, uint64: UInt64(Int64.max) + 1))),
+        .moved(MovedPayload(from: 1, to: 2)),
+        .moved(MovedPayload(from: .min, to: .max)),
+    ]
+
+    static let vectorsURL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Resources/wire-vectors-probe.jsonl")
+
+    @Test func everyProbeVectorRoundTripsByteForByte() throws {
+        if ProcessInfo.processInfo.environment["SDKEVENTBUS_WRITE_WIRE_VECTORS"] == "1" {
+            let lines = try Self.vectors.map { String(decoding: try $0.wireJSON(), as: UTF8.self) }
+            try (lines.joined(separator: "\n") + "\n").write(to: Self.vectorsURL, atomically: true, encoding: .utf8)
+        }
+        let url = try #require(
+            Bundle.module.url(forResource: "wire-vectors-probe", withExtension: "jsonl", subdirectory: "Resources"))
+        let lines = try String(contentsOf: url, encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: true).map { Data($0.utf8) }
+        try #require(lines.count == Self.vectors.count, "one committed line per vector")
+        for (line, expected) in zip(lines, Self.vectors) {
+            let decoded = try expected.decodeSameCatalog(line)
+            #expect(decoded == expected, "\(String(decoding: line, as: UTF8.self))")
+            #expect(try decoded.wireJSON() == line, "re-encoding is byte-for-byte stable")
+            #expect(try expected.wireJSON() == line, "the Swift value encodes to the committed bytes")
+        }
+    }
+
     // MARK: Integers
 
     @Test(arguments: [IntegerFields.minimums, IntegerFields.maximums])
