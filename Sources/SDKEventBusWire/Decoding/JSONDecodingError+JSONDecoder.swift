@@ -52,9 +52,18 @@ extension JSONDecodingError {
                     ? "the value cannot be decoded as \(located.typeName)" : "\(located.underlying)")
             return
         }
-        if number.isWholeNumber, let value = Double(literal), value.rounded(.towardZero) != value {
+        let value = Double(literal) ?? .infinity
+        // Whether a digit of the significand is not zero: `1e-400` is no zero, though it reads as one.
+        let isNonzero = literal.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
+        if number.isWholeNumber, value.rounded(.towardZero) != value || isNonzero && value == 0 {
             self.init(
                 code: .wrongType, path: path, reason: "expected a whole number (\(located.typeName)), found \(literal)")
+        } else if let smallest = number.smallest, isNonzero, abs(value) <= smallest.magnitude / 2 {
+            // Below half the smallest magnitude, the nearest value of the type is 0.
+            self.init(
+                code: .numberOutOfRange, path: path,
+                reason: "the number \(literal.prefix(40)) is too close to zero for \(located.typeName), whose "
+                    + "smallest magnitude is \(smallest.text): it would read as 0")
         } else {
             self.init(
                 code: .numberOutOfRange, path: path,

@@ -34,7 +34,8 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
         /// An object has the same key twice.
         public static let duplicateKey = Code(value: 4)
         /// A number is too large to represent, or does not fit its field's type (`300` for a
-        /// `UInt8`, `99999999999999999999` for an `Int`).
+        /// `UInt8`, `99999999999999999999` for an `Int`), or is so close to zero that its field's type
+        /// would read it as 0 (`1e-400` for a `Double`, `1e-50` for a `Float`).
         public static let numberOutOfRange = Code(value: 5)
         /// A required field is absent (or `null`).
         public static let missingField = Code(value: 6)
@@ -146,9 +147,10 @@ extension JSONDecodingError {
     final class Located: Error {
         /// What a number field accepts.
         ///
-        /// Whether the type holds whole numbers only, and the values it holds, in words. A tuple, so
-        /// that it needs no value witnesses of its own.
-        typealias NumberType = (isWholeNumber: Bool, range: String)
+        /// Whether the type holds whole numbers only, the values it holds, in words, and for a
+        /// floating-point type its smallest magnitude above zero, below which a number would read as
+        /// 0. A tuple, so that it needs no value witnesses of its own.
+        typealias NumberType = (isWholeNumber: Bool, range: String, smallest: (magnitude: Double, text: String)?)
 
         /// Where the failure happened.
         let codingPath: [any CodingKey]
@@ -198,10 +200,13 @@ extension JSONDecodingError {
 
         private static func numberType(_ type: Any.Type) -> NumberType? {
             func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> NumberType {
-                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
+                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)", smallest: nil)
             }
             func floatingPoint<Float: BinaryFloatingPoint>(_: Float.Type) -> NumberType {
-                (isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
+                (
+                    isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)",
+                    smallest: (Double(Float.leastNonzeroMagnitude), "\(Float.leastNonzeroMagnitude)")
+                )
             }
             if let integerType = type as? any FixedWidthInteger.Type { return integer(integerType) }
             if let floatingPointType = type as? any BinaryFloatingPoint.Type { return floatingPoint(floatingPointType) }

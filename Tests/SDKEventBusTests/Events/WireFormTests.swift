@@ -215,6 +215,43 @@ import Testing
         }
     }
 
+    /// A number too close to zero for its field is reported as such, not as too large.
+    ///
+    /// `1e-400` is valid JSON, and no `Double` holds it: it would round to zero.
+    @Test(arguments: [
+        (#"{"double":1e-400,"float":0,"decimal":0}"#, "data.double", "1e-400", "Double", "5e-324"),
+        (#"{"double":-2.4e-324,"float":0,"decimal":0}"#, "data.double", "-2.4e-324", "Double", "5e-324"),
+        (#"{"double":0,"float":1e-50,"decimal":0}"#, "data.float", "1e-50", "Float", "1e-45"),
+    ])
+    func aNumberTooCloseToZeroForItsFieldIsReportedAsSuch(
+        data: String, path: String, literal: String, type: String, smallest: String
+    ) {
+        let json = #"{"event":"measurements","data":"# + data + "}"
+        do {
+            _ = try WireProbePayload(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .numberOutOfRange, "\(error)")
+            #expect(error.path == path, "\(error)")
+            #expect(
+                error.reason
+                    == "the number \(literal) is too close to zero for \(type), whose smallest magnitude is "
+                    + "\(smallest): it would read as 0",
+                "\(error)")
+        }
+    }
+
+    @Test func aNumberTooLargeForItsFieldStillSaysItsRange() {
+        let json = #"{"event":"measurements","data":{"double":0,"float":1e39,"decimal":0}}"#
+        do {
+            _ = try WireProbePayload(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .numberOutOfRange, "\(error)")
+            #expect(error.reason == "the number 1e39 does not fit in Float (up to ±3.4028235e+38)", "\(error)")
+        }
+    }
+
     @Test func aWireObjectWithDuplicateKeysIsRejectedNotReadFirstKeyWins() {
         #expect(throws: JSONDecodingError.self) {
             try EventPayloadValue(wireJSON: Data(#"{"event":"ready","event":"bucketing","data":{}}"#.utf8))
