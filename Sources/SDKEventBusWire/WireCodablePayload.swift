@@ -199,11 +199,13 @@ extension WireCodablePayload {
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
     /// - Throws: ``/SDKEventBusWire/JSONDecodingError``: `emptyBody`, `invalidEncoding`,
-    ///   `invalidSyntax`, `nestingTooDeep` or `duplicateKey` for bytes that are not such JSON;
+    ///   `invalidSyntax`, `nestingTooDeep` or `duplicateKey` for bytes that are not such JSON
+    ///   (`invalidSyntax` at the first byte of a value that is not an object);
     ///   `missingField` or `wrongType` for a missing or non-string `event` and a missing `data`;
     ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
         try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
+        try JSONSyntaxValidator.checkTopLevelIsObject(wireJSON)
         // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)

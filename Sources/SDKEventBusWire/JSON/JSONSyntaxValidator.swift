@@ -65,6 +65,33 @@ package struct JSONSyntaxValidator: ~Copyable {
         try result.get()
     }
 
+    /// Checks that a valid body's value is an object, as an event's wire form must be.
+    ///
+    /// - Parameter data: A body ``validate(_:maximumDepth:)`` accepted.
+    /// - Throws: A ``JSONDecodingError`` with code `invalidSyntax` at the first byte of the value,
+    ///   saying what it is instead.
+    package static func checkTopLevelIsObject(_ data: Data) throws(JSONDecodingError) {
+        let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var tokenizer = JSONTokenizer(bytes, from: JSONTokenizer.byteOrderMarkLength(of: bytes))
+            let found: String
+            switch try? tokenizer.next() {
+            case .beginObject?, nil: return .success(())
+            case .beginArray?: found = "an array"
+            case .string?: found = "a string"
+            case .number?: found = "a number"
+            case .true?, .false?: found = "a boolean"
+            case .null?: found = "null"
+            case .endObject?, .endArray?, .key?: return .success(())
+            }
+            return .failure(
+                JSONDecodingError(
+                    code: .invalidSyntax, location: tokenizer.location(of: tokenizer.tokenStart),
+                    reason: "expected an object at the top level, found \(found)"))
+        }
+        try result.get()
+    }
+
     private mutating func run() throws(JSONDecodingError) {
         try checkEncoding()
         while true {

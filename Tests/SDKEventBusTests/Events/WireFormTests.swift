@@ -215,6 +215,26 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        ("[]", 1, 1, "an array"),
+        (#"["ready"]"#, 1, 1, "an array"),
+        (#""ready""#, 1, 1, "a string"),
+        ("null", 1, 1, "null"),
+        ("\u{FEFF}7", 1, 1, "a number"),
+        (" \r\n\ttrue", 2, 2, "a boolean"),
+    ])
+    func aWireBodyThatIsNotAnObjectIsReportedAtItsFirstByte(json: String, line: Int, column: Int, found: String) {
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .invalidSyntax, "\(error)")
+            #expect(error.reason == "expected an object at the top level, found \(found)", "\(error)")
+            #expect(error.line == line && error.column == column, "\(error)")
+            #expect(error.path == "", "\(error)")
+        }
+    }
+
     /// A number too close to zero for its field is reported as such, not as too large.
     ///
     /// `1e-400` is valid JSON, and no `Double` holds it: it would round to zero.
