@@ -72,6 +72,8 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     public var path: String
     /// The line of the offending byte, from 1, for the errors the syntax check finds (encoding,
     /// syntax, nesting, duplicate keys, numbers too large); `nil` for the others.
+    ///
+    /// A line ends at a line feed, a carriage return or both (CRLF), as an editor counts lines.
     public var line: Int?
     /// The column of the offending byte within its ``line``, in bytes, from 1; `nil` when there is
     /// no line.

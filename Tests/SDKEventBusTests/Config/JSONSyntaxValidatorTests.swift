@@ -87,6 +87,28 @@ import Testing
         #expect(try ProjectConfig(jsonData: Data(body.utf8)).accountId == "1")
     }
 
+    // MARK: Lines
+
+    /// RFC 8259 allows CR, LF and CRLF between tokens: each is one line break.
+    @Test(arguments: [
+        ("{\n\"a\":1,\n\"a\":2}", 3, 1),
+        ("{\r\"a\":1,\r\"a\":2}", 3, 1),
+        ("{\r\n\"a\":1,\r\n\"a\":2}", 3, 1),
+        ("{\r\n\r\"b\":1,\n\r\"a\":1,  \"a\":2}", 5, 9),
+        ("{\"b\":1,\r\r\n\n  \"b\":2}", 4, 3),
+    ])
+    func lineBreaksAreCountedAtCRLFAndCRLFAlike(json: String, line: Int, column: Int) throws {
+        let error = try #require(validationError(json))
+        #expect(error.code == .duplicateKey)
+        #expect((error.line, error.column) == (line, column), "\(error)")
+    }
+
+    @Test func aSyntaxErrorAfterCarriageReturnsIsOnItsLine() throws {
+        let error = try #require(validationError("{\r  \"a\": 1,\r  \"b\": 2,\r  \"c\": 3,}"))
+        #expect(error.code == .invalidSyntax)
+        #expect((error.line, error.column, error.byteOffset) == (4, 10, 31), "\(error)")
+    }
+
     /// Two spellings of one key, and the key they decode to.
     static let sameKeys: [(first: String, second: String, decoded: String)] = [
         (#""a""#, #""\u0061""#, "a"),
