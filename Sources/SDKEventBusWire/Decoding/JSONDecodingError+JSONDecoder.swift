@@ -100,14 +100,18 @@ extension JSONDecodingError {
         }
     }
 
-    /// A coding path as `experiences[0].variations[1].traffic_allocation`.
+    /// A coding path as `experiences[0].variations[1].traffic_allocation`, written by ``JSONPath``.
+    ///
+    /// A key is an array's index when it is one the way every `JSONDecoder` makes them: an integer
+    /// value, and the string value `Index 0`. A dictionary's key `"5"` has the integer value 5 too,
+    /// but its string value is `5`: it is a key (`properties.5`), not an index.
     static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
-            if let index = key.intValue {
-                text += "[\(index)]"
+            if let index = key.intValue, key.stringValue == "Index \(index)" {
+                JSONPath.append(index: index, to: &text)
             } else {
-                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                JSONPath.append(key: key.stringValue, to: &text)
             }
         }
         return text

@@ -69,6 +69,10 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     public var code: Code
     /// The path of the offending value, for example `experiences[0].variations[1].traffic_allocation`;
     /// empty for the whole body.
+    ///
+    /// A key that is empty or holds `.`, `[`, `]`, `"`, `\` or a control character is written as a
+    /// JSON string in brackets, so that no two places share a path: `data.properties["a.b"]` is the
+    /// key `a.b`, and `data.properties.a.b` the key `b` inside `a`.
     public var path: String
     /// The line of the offending byte, from 1, for the errors the syntax check finds (encoding,
     /// syntax, nesting, duplicate keys, numbers too large); `nil` for the others.

@@ -231,7 +231,8 @@ package struct JSONSyntaxValidator: ~Copyable {
         JSONDecodingError(code: code, path: path, location: tokenizer.location(of: offset), reason: reason)
     }
 
-    /// The JSON path of the value being scanned, for example `experiences[2].variations`.
+    /// The JSON path of the value being scanned, for example `experiences[2].variations`, written by
+    /// ``JSONPath``.
     private var path: String { path(namingCurrentMember: true) }
 
     /// The JSON path of the innermost container, followed, when `namingCurrentMember`, by its
@@ -242,11 +243,9 @@ package struct JSONSyntaxValidator: ~Copyable {
         for (depth, container) in stack.enumerated() {
             guard namingCurrentMember || depth < stack.count - 1 else { break }
             switch container {
-            case .object(_, let key?):
-                let key = string(key)
-                text += text.isEmpty ? key : ".\(key)"
+            case .object(_, let key?): JSONPath.append(key: string(key), to: &text)
             case .object(_, nil): break
-            case .array(let index): text += "[\(index)]"
+            case .array(let index): JSONPath.append(index: index, to: &text)
             }
         }
         return text

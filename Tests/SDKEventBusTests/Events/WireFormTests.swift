@@ -235,6 +235,41 @@ import Testing
         }
     }
 
+    /// A key that holds `.`, `[`, `]`, `"`, `\` or a control character, or is empty, would read as
+    /// the path's own syntax or break a log line: it is quoted, as a JSON string in brackets.
+    @Test(arguments: [
+        (#"{"a.b":1}"#, #"data.properties["a.b"]"#),
+        (#"{"a":{"b":1}}"#, "data.properties.a"),
+        (#"{"":1}"#, #"data.properties[""]"#),
+        (#"{"x[0]":1}"#, #"data.properties["x[0]"]"#),
+        (#"{"say \"hi\"":1}"#, #"data.properties["say \"hi\""]"#),
+        (#"{"back\\slash":1}"#, #"data.properties["back\\slash"]"#),
+        (#"{"new\nline":1}"#, #"data.properties["new\nline"]"#),
+        (#"{"ü-ß 1":1}"#, "data.properties.ü-ß 1"),
+    ])
+    func aKeyThatWouldReadAsPathSyntaxIsQuotedInTheErrorsPath(properties: String, path: String) {
+        let json = #"{"event":"location.activated","data":{"properties":"# + properties + "}}"
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .wrongType, "\(error)")
+            #expect(error.path == path, "\(error)")
+        }
+    }
+
+    /// `JSONDecoder` gives a dictionary's key `"5"` an integer value too: it is still a key, not an
+    /// array's index.
+    @Test func aNumericKeyIsNamedAsAKeyNotAnIndexInTheErrorsPath() {
+        let json = #"{"event":"location.activated","data":{"properties":{"5":1}}}"#
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.path == "data.properties.5", "\(error)")
+        }
+    }
+
     /// A number too close to zero for its field is reported as such, not as too large.
     ///
     /// `1e-400` is valid JSON, and no `Double` holds it: it would round to zero.
