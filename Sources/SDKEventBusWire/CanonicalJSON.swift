@@ -104,9 +104,15 @@ enum CanonicalJSON {
         guard let value = Double(String(decoding: literal, as: UTF8.self)), value.isFinite else { return nil }
         if value.rounded(.towardZero) == value, value >= -0x1p63, value < 0x1p64 {
             // A `Double` that is such an integer is written as one, however an encoder spelled it.
-            return value < 0 ? String(Int64(value)) : String(UInt64(value))
+            return integer(isNegative: value < 0, magnitude: UInt64(value.magnitude))
         }
         return value.description
+    }
+
+    /// An integer from its sign and magnitude, already within `Int64.min` and `UInt64.max`; `0` for
+    /// either zero.
+    private static func integer(isNegative: Bool, magnitude: UInt64) -> String {
+        isNegative && magnitude != 0 ? "-" + String(magnitude) : String(magnitude)
     }
 
     /// An optionally negative run of decimal digits written back, `-0` as `0`, when its value lies
@@ -120,10 +126,9 @@ enum CanonicalJSON {
             guard !shiftOverflow, !digitOverflow else { return nil }
             magnitude = next
         }
-        guard isNegative, magnitude != 0 else { return String(magnitude) }
         // The magnitude of `Int64.min` is one more than `Int64.max`.
-        guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-        return "-" + String(magnitude)
+        guard !isNegative || magnitude <= UInt64(Int64.max) + 1 else { return nil }
+        return integer(isNegative: isNegative, magnitude: magnitude)
     }
 }
 
@@ -190,17 +195,11 @@ private struct Reader {
             switch token {
             case nil:
                 return root
-            case .beginObject, .beginArray:
-                guard stack.count < maximumDepth else {
-                    throw JSONDecodingError(
-                        code: .nestingTooDeep, location: tokenizer.location(of: tokenizer.tokenStart),
-                        reason: "objects and arrays are nested more than \(maximumDepth) levels deep")
-                }
-                if case .beginObject = token {
-                    stack.append(Frame(isObject: true))
-                } else {
-                    stack.append(Frame(isObject: false))
-                }
+            case .beginObject:
+                try open(isObject: true, in: &stack)
+                continue
+            case .beginArray:
+                try open(isObject: false, in: &stack)
                 continue
             case .endObject, .endArray:
                 node = try close(stack.removeLast())
@@ -242,6 +241,17 @@ private struct Reader {
             }
             Self.place(node, in: &stack, root: &root)
         }
+    }
+
+    /// Opens a container, unless it would nest deeper than the maximum depth.
+    @inline(never)
+    private func open(isObject: Bool, in stack: inout [Frame]) throws(JSONDecodingError) {
+        guard stack.count < maximumDepth else {
+            throw JSONDecodingError(
+                code: .nestingTooDeep, location: tokenizer.location(of: tokenizer.tokenStart),
+                reason: "objects and arrays are nested more than \(maximumDepth) levels deep")
+        }
+        stack.append(Frame(isObject: isObject))
     }
 
     private mutating func add(_ node: Node) -> Int {

@@ -59,6 +59,52 @@ public protocol WireCodablePayload: CatalogPayload, Codable {
 /// ``WireCodablePayload/init(wireJSON:)`` reads.
 private let wireMaximumNestingDepth = 128
 
+/// What the derived `encodeData(to:)` writes: the value the payload's enum case wraps, or `nil` for
+/// a case without one.
+///
+/// Not generic, so that every payload type shares its code.
+///
+/// - Throws: `EncodingError.invalidValue` for a payload that is not an enum (a struct's or a class's
+///   fields cannot be derived, and writing one of them would lose the others), or whose case wraps
+///   a value that is not one `Encodable` value.
+@inline(never)
+private func derivedData(of payload: Any, event: String, codingPath: [any CodingKey]) throws -> (any Encodable)? {
+    let mirror = Mirror(reflecting: payload)
+    guard case .enum? = mirror.displayStyle else {
+        let description = """
+            \(type(of: payload)) is not an enum: the wire form derives data only for an enum whose cases \
+            each wrap one Encodable value, and would lose fields of this payload; implement \
+            encodeData(to:) and init(event:dataFrom:)
+            """
+        throw EncodingError.invalidValue(payload, .init(codingPath: codingPath, debugDescription: description))
+    }
+    guard let wrapped = mirror.children.first?.value else { return nil }
+    guard let value = wrapped as? any Encodable else {
+        throw EncodingError.invalidValue(
+            wrapped,
+            .init(
+                codingPath: codingPath,
+                debugDescription: "the \(event) case wraps \(type(of: wrapped)), which is not one Encodable value: "
+                    + "implement encodeData(to:)"))
+    }
+    return value
+}
+
+/// The error of `wireJSON()` when the encoder's output cannot be canonicalized: nested deeper than
+/// `init(wireJSON:)` reads (128 levels), or, never for `JSONEncoder`'s output, not valid JSON.
+@inline(never)
+private func canonicalizationError(_ payload: Any, event: String, _ error: JSONDecodingError) -> EncodingError {
+    let description =
+        error.code == .nestingTooDeep
+        ? """
+        the \(event) payload nests objects and arrays more than 128 levels deep, counting the event's \
+        object and data, and init(wireJSON:) reads no deeper: nest data at most 127 levels
+        """
+        : "JSONEncoder wrote JSON that cannot be canonicalized: \(error)"
+    return EncodingError.invalidValue(
+        payload, .init(codingPath: [], debugDescription: description, underlyingError: error))
+}
+
 /// The members of the wire form.
 private enum WireFormKey: String, CodingKey {
     case event
@@ -104,30 +150,8 @@ extension WireCodablePayload {
     /// - Throws: `EncodingError.invalidValue` when the payload is not an enum, or its case wraps a
     ///   value that is not `Encodable`, or more than one value; what the value's encoding throws.
     public func encodeData(to encoder: any Encoder) throws {
-        let mirror = Mirror(reflecting: self)
-        guard mirror.displayStyle == .enum else {
-            let kind =
-                switch mirror.displayStyle {
-                case .struct: "a struct"
-                case .class: "a class"
-                default: "not an enum"
-                }
-            throw EncodingError.invalidValue(
-                self,
-                .init(
-                    codingPath: encoder.codingPath,
-                    debugDescription: "\(Self.self) is \(kind): the wire form derives data only for an enum whose "
-                        + "cases each wrap one Encodable value, and would lose fields of this payload; implement "
-                        + "encodeData(to:) and init(event:dataFrom:)"))
-        }
-        guard let wrapped = mirror.children.first?.value else { return }
-        guard let value = wrapped as? any Encodable else {
-            throw EncodingError.invalidValue(
-                wrapped,
-                .init(
-                    codingPath: encoder.codingPath,
-                    debugDescription: "the \(event.rawValue) case wraps \(type(of: wrapped)), which is not one "
-                        + "Encodable value: implement encodeData(to:)"))
+        guard let value = try derivedData(of: self, event: event.rawValue, codingPath: encoder.codingPath) else {
+            return
         }
         try value.encode(to: encoder)
     }
@@ -204,8 +228,7 @@ extension WireCodablePayload {
     ///   `missingField` or `wrongType` for a missing or non-string `event` and a missing `data`;
     ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
-        try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
-        try JSONSyntaxValidator.checkTopLevelIsObject(wireJSON)
+        try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth, requiresObject: true)
         // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)
@@ -247,26 +270,8 @@ extension WireCodablePayload {
         let json = try JSONEncoder().encode(self)
         do {
             return try CanonicalJSON.canonicalize(json, maximumDepth: wireMaximumNestingDepth)
-        } catch let error where error.code == .nestingTooDeep {
-            throw EncodingError.invalidValue(
-                self,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription: "the \(event.rawValue) payload nests objects and arrays more than "
-                        + "\(wireMaximumNestingDepth) levels deep, counting the event's object and data, and "
-                        + "init(wireJSON:) reads no deeper: nest data at most \(wireMaximumNestingDepth - 1) levels"
-                )
-            )
         } catch {
-            // Unreachable: JSONEncoder writes valid JSON without duplicate keys.
-            throw EncodingError.invalidValue(
-                self,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription: "JSONEncoder wrote JSON that cannot be canonicalized: \(error)",
-                    underlyingError: error
-                )
-            )
+            throw canonicalizationError(self, event: event.rawValue, error)
         }
     }
 }

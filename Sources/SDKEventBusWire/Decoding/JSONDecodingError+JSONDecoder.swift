@@ -53,22 +53,21 @@ extension JSONDecodingError {
             return
         }
         let value = Double(literal) ?? .infinity
-        // Whether a digit of the significand is not zero: `1e-400` is no zero, though it reads as one.
-        let isNonzero = literal.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
-        if number.isWholeNumber, value.rounded(.towardZero) != value || isNonzero && value == 0 {
+        if number.isWholeNumber, value.rounded(.towardZero) != value {
             self.init(
                 code: .wrongType, path: path, reason: "expected a whole number (\(located.typeName)), found \(literal)")
-        } else if let smallest = number.smallest, isNonzero, abs(value) <= smallest.magnitude / 2 {
-            // Below half the smallest magnitude, the nearest value of the type is 0.
-            self.init(
-                code: .numberOutOfRange, path: path,
-                reason: "the number \(literal.prefix(40)) is too close to zero for \(located.typeName), whose "
-                    + "smallest magnitude is \(smallest.text): it would read as 0")
-        } else {
-            self.init(
-                code: .numberOutOfRange, path: path,
-                reason: "the number \(literal.prefix(40)) does not fit in \(located.typeName) (\(number.range))")
+            return
         }
+        // A number the decoder refuses for a floating-point type is too large or, below 1, so close to
+        // zero that it would read as 0 (`1e-400` for a `Double`).
+        let reason =
+            !number.isWholeNumber && abs(value) < 1
+            ? """
+            the number \(literal.prefix(40)) is too close to zero for \(located.typeName), whose smallest \
+            magnitude is \(number.smallest): it would read as 0
+            """
+            : "the number \(literal.prefix(40)) does not fit in \(located.typeName) (\(number.range))"
+        self.init(code: .numberOutOfRange, path: path, reason: reason)
     }
 
     /// Translates the decoder's error into one that names the path and the expectation in words.
@@ -103,12 +102,12 @@ extension JSONDecodingError {
     /// A coding path as `experiences[0].variations[1].traffic_allocation`, written by ``JSONPath``.
     ///
     /// A key is an array's index when it is one the way every `JSONDecoder` makes them: an integer
-    /// value, and the string value `Index 0`. A dictionary's key `"5"` has the integer value 5 too,
-    /// but its string value is `5`: it is a key (`properties.5`), not an index.
+    /// value, and a string value `Index 0`. A dictionary's key `"5"` has the integer value 5 too, but
+    /// its string value is `5`: it is a key (`properties.5`), not an index.
     static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
-            if let index = key.intValue, key.stringValue == "Index \(index)" {
+            if let index = key.intValue, key.stringValue.hasPrefix("Index ") {
                 JSONPath.append(index: index, to: &text)
             } else {
                 JSONPath.append(key: key.stringValue, to: &text)

@@ -154,9 +154,9 @@ extension JSONDecodingError {
         /// What a number field accepts.
         ///
         /// Whether the type holds whole numbers only, the values it holds, in words, and for a
-        /// floating-point type its smallest magnitude above zero, below which a number would read as
-        /// 0. A tuple, so that it needs no value witnesses of its own.
-        typealias NumberType = (isWholeNumber: Bool, range: String, smallest: (magnitude: Double, text: String)?)
+        /// floating-point type its smallest magnitude above zero, in words. A tuple, so that it needs
+        /// no value witnesses of its own.
+        typealias NumberType = (isWholeNumber: Bool, range: String, smallest: String)
 
         /// Where the failure happened.
         let codingPath: [any CodingKey]
@@ -206,12 +206,12 @@ extension JSONDecodingError {
 
         private static func numberType(_ type: Any.Type) -> NumberType? {
             func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> NumberType {
-                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)", smallest: nil)
+                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)", smallest: "")
             }
             func floatingPoint<Float: BinaryFloatingPoint>(_: Float.Type) -> NumberType {
                 (
                     isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)",
-                    smallest: (Double(Float.leastNonzeroMagnitude), "\(Float.leastNonzeroMagnitude)")
+                    smallest: "\(Float.leastNonzeroMagnitude)"
                 )
             }
             if let integerType = type as? any FixedWidthInteger.Type { return integer(integerType) }

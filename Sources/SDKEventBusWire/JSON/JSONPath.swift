@@ -9,32 +9,37 @@
 /// The syntax check and the decoder's errors both write paths with it.
 enum JSONPath {
     /// Appends an object member's key to `path`.
+    @inline(never)
     static func append(key: String, to path: inout String) {
-        guard needsQuoting(key) else {
+        let utf8 = Array(key.utf8)
+        guard needsQuoting(utf8) else {
             if !path.isEmpty { path += "." }
             path += key
             return
         }
-        var quoted: [UInt8] = Array("[\"".utf8)
-        var utf8 = key
-        utf8.withUTF8 { CanonicalJSON.appendEscaped($0, to: &quoted) }
-        quoted += "\"]".utf8
+        var quoted: [UInt8] = [UInt8(ascii: "["), UInt8(ascii: "\"")]
+        utf8.withUnsafeBufferPointer { CanonicalJSON.appendEscaped($0, to: &quoted) }
+        quoted.append(UInt8(ascii: "\""))
+        quoted.append(UInt8(ascii: "]"))
         path += String(decoding: quoted, as: UTF8.self)
     }
 
     /// Appends an array element's index to `path`.
     static func append(index: Int, to path: inout String) {
-        path += "["
-        path += String(index)
-        path += "]"
+        path += "[" + String(index) + "]"
     }
 
-    /// Whether `key`, written bare, could read as the path's own syntax, or would break the line.
-    private static func needsQuoting(_ key: String) -> Bool {
-        key.isEmpty
-            || key.utf8.contains {
-                $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]")
-                    || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20
+    /// Whether a key, written bare, could read as the path's own syntax, or would break the line.
+    private static func needsQuoting(_ utf8: [UInt8]) -> Bool {
+        if utf8.isEmpty { return true }
+        for byte in utf8 {
+            switch byte {
+            case 0x00..<0x20, UInt8(ascii: "."), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\""),
+                UInt8(ascii: "\\"):
+                return true
+            default: continue
             }
+        }
+        return false
     }
 }

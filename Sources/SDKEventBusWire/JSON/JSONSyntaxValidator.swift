@@ -46,53 +46,35 @@ package struct JSONSyntaxValidator: ~Copyable {
 
     /// Validates `bytes`.
     ///
+    /// - Parameters:
+    ///   - bytes: The body.
+    ///   - maximumDepth: How deep objects and arrays may nest.
+    ///   - requiresObject: Whether a valid body whose value is not an object is an error
+    ///     (`invalidSyntax` at the value's first byte), as for an event's wire form.
     /// - Throws: A ``JSONDecodingError`` with code `emptyBody`, `invalidEncoding`,
     ///   `invalidSyntax`, `nestingTooDeep`, `duplicateKey` or `numberOutOfRange`.
-    static func validate(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(JSONDecodingError) {
+    static func validate(
+        _ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, requiresObject: Bool = false
+    ) throws(JSONDecodingError) {
         var validator = JSONSyntaxValidator(bytes: bytes, maximumDepth: maximumDepth)
-        try validator.run()
+        try validator.run(requiresObject: requiresObject)
     }
 
     /// Validates `data`.
     ///
-    /// - Throws: See ``validate(_:maximumDepth:)``.
-    package static func validate(_ data: Data, maximumDepth: Int) throws(JSONDecodingError) {
+    /// - Throws: See ``validate(_:maximumDepth:requiresObject:)``.
+    package static func validate(
+        _ data: Data, maximumDepth: Int, requiresObject: Bool = false
+    ) throws(JSONDecodingError) {
         let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
             Result { () throws(JSONDecodingError) in
-                try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+                try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth, requiresObject: requiresObject)
             }
         }
         try result.get()
     }
 
-    /// Checks that a valid body's value is an object, as an event's wire form must be.
-    ///
-    /// - Parameter data: A body ``validate(_:maximumDepth:)`` accepted.
-    /// - Throws: A ``JSONDecodingError`` with code `invalidSyntax` at the first byte of the value,
-    ///   saying what it is instead.
-    package static func checkTopLevelIsObject(_ data: Data) throws(JSONDecodingError) {
-        let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var tokenizer = JSONTokenizer(bytes, from: JSONTokenizer.byteOrderMarkLength(of: bytes))
-            let found: String
-            switch try? tokenizer.next() {
-            case .beginObject?, nil: return .success(())
-            case .beginArray?: found = "an array"
-            case .string?: found = "a string"
-            case .number?: found = "a number"
-            case .true?, .false?: found = "a boolean"
-            case .null?: found = "null"
-            case .endObject?, .endArray?, .key?: return .success(())
-            }
-            return .failure(
-                JSONDecodingError(
-                    code: .invalidSyntax, location: tokenizer.location(of: tokenizer.tokenStart),
-                    reason: "expected an object at the top level, found \(found)"))
-        }
-        try result.get()
-    }
-
-    private mutating func run() throws(JSONDecodingError) {
+    private mutating func run(requiresObject: Bool) throws(JSONDecodingError) {
         try checkEncoding()
         while true {
             let token: JSONTokenizer.Token?
@@ -103,6 +85,7 @@ package struct JSONSyntaxValidator: ~Copyable {
             }
             switch token {
             case nil:
+                if requiresObject { try checkTopLevelIsObject() }
                 return
             case .beginObject:
                 try open(.object(ordinal: openedObjects, currentKey: nil))
@@ -128,6 +111,27 @@ package struct JSONSyntaxValidator: ~Copyable {
     private mutating func open(_ container: Container) throws(JSONDecodingError) {
         guard stack.count < maximumDepth else { throw nestingTooDeep() }
         stack.append(container)
+    }
+
+    /// Checks that the valid body's value is an object, from its first byte, which says what the
+    /// value is.
+    @inline(never)
+    private func checkTopLevelIsObject() throws(JSONDecodingError) {
+        let bytes = tokenizer.bytes
+        var offset = JSONTokenizer.byteOrderMarkLength(of: bytes)
+        while bytes[offset] == 0x20 || bytes[offset] == 0x09 || bytes[offset] == 0x0A || bytes[offset] == 0x0D {
+            offset += 1
+        }
+        let found: String
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return
+        case UInt8(ascii: "["): found = "an array"
+        case UInt8(ascii: "\""): found = "a string"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): found = "a boolean"
+        case UInt8(ascii: "n"): found = "null"
+        default: found = "a number"
+        }
+        throw error(.invalidSyntax, at: offset, "expected an object at the top level, found " + found)
     }
 
     /// The error for a container that opens deeper than the maximum depth.

@@ -91,7 +91,7 @@ import Testing
             let bytes = try payload.wireJSON()
             Issue.record("wrote \(String(decoding: bytes, as: UTF8.self))")
         } catch let EncodingError.invalidValue(_, context) {
-            #expect(context.debugDescription.contains("SteppedPayload is a struct"), "\(context.debugDescription)")
+            #expect(context.debugDescription.contains("SteppedPayload is not an enum"), "\(context.debugDescription)")
             #expect(context.debugDescription.contains("encodeData(to:)"), "\(context.debugDescription)")
         } catch {
             Issue.record("threw \(error)")
