@@ -62,10 +62,17 @@ package struct JSONSyntaxValidator: ~Copyable {
 
     /// Validates `data`.
     ///
-    /// - Throws: See ``validate(_:maximumDepth:requiresObject:)``.
-    package static func validate(
-        _ data: Data, maximumDepth: Int, requiresObject: Bool = false
-    ) throws(JSONDecodingError) {
+    /// - Throws: A ``JSONDecodingError``, as for the body's bytes.
+    package static func validate(_ data: Data, maximumDepth: Int) throws(JSONDecodingError) {
+        try validate(data, maximumDepth: maximumDepth, requiresObject: false)
+    }
+
+    /// Validates `data`, whose value must be an object when `requiresObject`, as an event's wire
+    /// form's must.
+    ///
+    /// - Throws: A ``JSONDecodingError``, as for the body's bytes.
+    @inline(never)
+    static func validate(_ data: Data, maximumDepth: Int, requiresObject: Bool) throws(JSONDecodingError) {
         let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
             Result { () throws(JSONDecodingError) in
                 try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth, requiresObject: requiresObject)
