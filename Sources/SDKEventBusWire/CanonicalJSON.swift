@@ -20,13 +20,16 @@ import struct Foundation.Data
 ///   `\n`, `\r`, `\t`, the other control characters U+0000 to U+001F as `\u00xx` with lowercase hex
 ///   digits, and every other character, `/`, DEL, non-ASCII, U+2028 and U+2029 included, as its raw
 ///   UTF-8 bytes.
-/// - A number written as an integer (no fraction, no exponent) that fits `Int64` is written as that
-///   integer, `-0` as `0`. Any other number is read as the nearest `Double`: if it is a whole number
-///   in the range of `Int64`, it is written as that integer (`1.0` as `1`, `1e+16` as
-///   `10000000000000000`, `-0.0` as `0`); otherwise as Swift's `Double.description`, the shortest
-///   digits that read back as the same `Double`, which is the same on every platform and valid JSON
-///   (`0.1`, `1e-05`, `1e+300`). So a `Double` canonicalizes the same whether an encoder wrote it
-///   in shortest form, with 17 significant digits, or as an exact integer.
+/// - A number written as an integer (no fraction, no exponent) from `Int64.min` to `UInt64.max` is
+///   written as that integer, `-0` as `0`: every value of every fixed-width integer type, `UInt64`
+///   included, comes back exactly. Any other number is read as the nearest `Double`: if it is a
+///   whole number in the same range, it is written as that integer (`1.0` as `1`, `1e+16` as
+///   `10000000000000000`, `1e19` as `10000000000000000000`, `-0.0` as `0`); otherwise as Swift's
+///   `Double.description`, the shortest digits that read back as the same `Double`, which is the
+///   same on every platform and valid JSON (`0.1`, `1e-05`, `1e+300`). So a `Double` canonicalizes
+///   the same whether an encoder wrote it in shortest form, with 17 significant digits, or as an
+///   exact integer. A number with more digits than a `Double` carries, such as a `Decimal`'s
+///   `3.14159265358979323846`, becomes that `Double`'s digits (`3.141592653589793`).
 /// - `true`, `false` and `null` are written as they are.
 ///
 /// The input must be one JSON value (RFC 8259) in UTF-8, checked by the `JSONTokenizer` that reads
@@ -35,16 +38,20 @@ import struct Foundation.Data
 enum CanonicalJSON {
     /// Rewrites `json` in canonical form.
     ///
-    /// - Parameter json: One JSON value, in UTF-8.
+    /// - Parameters:
+    ///   - json: One JSON value, in UTF-8.
+    ///   - maximumDepth: How deep objects and arrays may nest, counted as `JSONSyntaxValidator`
+    ///     counts them; unbounded by default.
     /// - Returns: The canonical UTF-8 bytes of the same value.
     /// - Throws: A `JSONDecodingError` with code `invalidSyntax`, `invalidEncoding`,
     ///   `duplicateKey` (the order of two equal keys is not defined) or `numberOutOfRange` (a number
     ///   beyond the range of `Double`), with the location of the offending byte. `JSONEncoder` never
-    ///   writes such JSON.
-    static func canonicalize(_ json: Data) throws(JSONDecodingError) -> Data {
+    ///   writes such JSON. Code `nestingTooDeep` for a container deeper than `maximumDepth`.
+    static func canonicalize(_ json: Data, maximumDepth: Int = .max) throws(JSONDecodingError) -> Data {
         let result = json.withUnsafeBytes { raw -> Result<[UInt8], JSONDecodingError> in
             Result { () throws(JSONDecodingError) in
-                var reader = Reader(tokenizer: JSONTokenizer(raw.bindMemory(to: UInt8.self)))
+                var reader = Reader(
+                    tokenizer: JSONTokenizer(raw.bindMemory(to: UInt8.self)), maximumDepth: maximumDepth)
                 let root = try reader.read()
                 return reader.write(root)
             }
@@ -85,32 +92,43 @@ enum CanonicalJSON {
 
     /// The canonical form of a JSON number literal, already checked against the JSON grammar.
     ///
+    /// Integers from `Int64.min` to `UInt64.max` are written exactly, so that every value of every
+    /// fixed-width integer type survives; any other number as the nearest `Double`.
+    ///
     /// - Returns: `nil` when the number is beyond the range of `Double`.
     static func canonicalNumber(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
         let isInteger = literal.allSatisfy {
             $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
         }
-        if isInteger, let value = int64(literal) { return String(value) }
+        if isInteger, let integer = exactInteger(literal) { return integer }
         guard let value = Double(String(decoding: literal, as: UTF8.self)), value.isFinite else { return nil }
-        if value.rounded(.towardZero) == value, value >= -0x1p63, value < 0x1p63 {
-            return String(Int64(value))
+        if value.rounded(.towardZero) == value, value >= -0x1p63, value < 0x1p64 {
+            // A `Double` that is such an integer is written as one, however an encoder spelled it.
+            return integer(isNegative: value < 0, magnitude: UInt64(value.magnitude))
         }
         return value.description
     }
 
-    /// The value of an optionally negative run of decimal digits, or `nil` if it does not fit `Int64`.
-    private static func int64(_ literal: UnsafeBufferPointer<UInt8>) -> Int64? {
+    /// An integer from its sign and magnitude, already within `Int64.min` and `UInt64.max`; `0` for
+    /// either zero.
+    private static func integer(isNegative: Bool, magnitude: UInt64) -> String {
+        isNegative && magnitude != 0 ? "-" + String(magnitude) : String(magnitude)
+    }
+
+    /// An optionally negative run of decimal digits written back, `-0` as `0`, when its value lies
+    /// from `Int64.min` to `UInt64.max`; `nil` otherwise.
+    private static func exactInteger(_ literal: UnsafeBufferPointer<UInt8>) -> String? {
         let isNegative = literal.first == UInt8(ascii: "-")
-        var value: Int64 = 0
+        var magnitude: UInt64 = 0
         for byte in literal.dropFirst(isNegative ? 1 : 0) {
-            let digit = Int64(byte - UInt8(ascii: "0"))
-            let (shifted, shiftOverflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, digitOverflow) =
-                isNegative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            let (shifted, shiftOverflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (next, digitOverflow) = shifted.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
             guard !shiftOverflow, !digitOverflow else { return nil }
-            value = next
+            magnitude = next
         }
-        return value
+        // The magnitude of `Int64.min` is one more than `Int64.max`.
+        guard !isNegative || magnitude <= UInt64(Int64.max) + 1 else { return nil }
+        return integer(isNegative: isNegative, magnitude: magnitude)
     }
 }
 
@@ -145,14 +163,17 @@ private struct Reader {
     }
 
     private var tokenizer: JSONTokenizer
+    /// How deep containers may nest.
+    private let maximumDepth: Int
     private var nodes: [Node] = []
     private var scalars: [UInt8] = []
     private var keys: [UInt8] = []
     /// A decoded string, reused from one string to the next.
     private var decoded: [UInt8] = []
 
-    init(tokenizer: JSONTokenizer) {
+    init(tokenizer: JSONTokenizer, maximumDepth: Int) {
         self.tokenizer = tokenizer
+        self.maximumDepth = maximumDepth
     }
 
     // MARK: Reading
@@ -175,10 +196,10 @@ private struct Reader {
             case nil:
                 return root
             case .beginObject:
-                stack.append(Frame(isObject: true))
+                try open(isObject: true, in: &stack)
                 continue
             case .beginArray:
-                stack.append(Frame(isObject: false))
+                try open(isObject: false, in: &stack)
                 continue
             case .endObject, .endArray:
                 node = try close(stack.removeLast())
@@ -220,6 +241,17 @@ private struct Reader {
             }
             Self.place(node, in: &stack, root: &root)
         }
+    }
+
+    /// Opens a container, unless it would nest deeper than the maximum depth.
+    @inline(never)
+    private func open(isObject: Bool, in stack: inout [Frame]) throws(JSONDecodingError) {
+        guard stack.count < maximumDepth else {
+            throw JSONDecodingError(
+                code: .nestingTooDeep, location: tokenizer.location(of: tokenizer.tokenStart),
+                reason: "objects and arrays are nested more than \(maximumDepth) levels deep")
+        }
+        stack.append(Frame(isObject: isObject))
     }
 
     private mutating func add(_ node: Node) -> Int {

@@ -22,14 +22,16 @@ public import SDKEventBusCore
 /// }
 /// ```
 ///
-/// Write ``encodeData(to:)`` and ``init(event:dataFrom:)`` yourself for any other shape.
+/// Write ``encodeData(to:)`` and ``init(event:dataFrom:)`` yourself for any other shape, a payload
+/// that is a struct included: the derived ones refuse it rather than write some of its fields.
 /// `CatalogConformance` round-trips a sample of every event through the wire form, so a payload
 /// missing from the list, or decoded as another event's, fails its test.
 public protocol WireCodablePayload: CatalogPayload, Codable {
     /// Writes the payload's fields: the `data` member of the wire form.
     ///
     /// Derived for an enum whose cases each wrap one `Encodable` value (the value is `data`) or
-    /// none (`data` is `{}`); write it for any other shape.
+    /// none (`data` is `{}`); write it for any other shape. For a payload that is a struct or a
+    /// class, the derived one throws rather than write some of its fields.
     ///
     /// - Parameter encoder: The encoder of the `data` member.
     /// - Throws: What the encoder throws.
@@ -51,8 +53,57 @@ public protocol WireCodablePayload: CatalogPayload, Codable {
     static var payloadTypes: [any (TypedPayload & Decodable).Type] { get }
 }
 
-/// How deep a wire form's objects and arrays may nest: as deep as a configuration's, by default.
+/// How deep a wire form's objects and arrays may nest, the event's object and `data` included.
+///
+/// As deep as a configuration's, by default. ``WireCodablePayload/wireJSON()`` writes no deeper than
+/// ``WireCodablePayload/init(wireJSON:)`` reads.
 private let wireMaximumNestingDepth = 128
+
+/// What the derived `encodeData(to:)` writes: the value the payload's enum case wraps, or `nil` for
+/// a case without one.
+///
+/// Not generic, so that every payload type shares its code.
+///
+/// - Throws: `EncodingError.invalidValue` for a payload that is not an enum (a struct's or a class's
+///   fields cannot be derived, and writing one of them would lose the others), or whose case wraps
+///   a value that is not one `Encodable` value.
+@inline(never)
+private func derivedData(of payload: Any, event: String, codingPath: [any CodingKey]) throws -> (any Encodable)? {
+    let mirror = Mirror(reflecting: payload)
+    guard case .enum? = mirror.displayStyle else {
+        let description = """
+            \(type(of: payload)) is not an enum: the wire form derives data only for an enum whose cases \
+            each wrap one Encodable value, and would lose fields of this payload; implement \
+            encodeData(to:) and init(event:dataFrom:)
+            """
+        throw EncodingError.invalidValue(payload, .init(codingPath: codingPath, debugDescription: description))
+    }
+    guard let wrapped = mirror.children.first?.value else { return nil }
+    guard let value = wrapped as? any Encodable else {
+        throw EncodingError.invalidValue(
+            wrapped,
+            .init(
+                codingPath: codingPath,
+                debugDescription: "the \(event) case wraps \(type(of: wrapped)), which is not one Encodable value: "
+                    + "implement encodeData(to:)"))
+    }
+    return value
+}
+
+/// The error of `wireJSON()` when the encoder's output cannot be canonicalized: nested deeper than
+/// `init(wireJSON:)` reads (128 levels), or, never for `JSONEncoder`'s output, not valid JSON.
+@inline(never)
+private func canonicalizationError(_ payload: Any, event: String, _ error: JSONDecodingError) -> EncodingError {
+    let description =
+        error.code == .nestingTooDeep
+        ? """
+        the \(event) payload nests objects and arrays more than 128 levels deep, counting the event's \
+        object and data, and init(wireJSON:) reads no deeper: nest data at most 127 levels
+        """
+        : "JSONEncoder wrote JSON that cannot be canonicalized: \(error)"
+    return EncodingError.invalidValue(
+        payload, .init(codingPath: [], debugDescription: description, underlyingError: error))
+}
 
 /// The members of the wire form.
 private enum WireFormKey: String, CodingKey {
@@ -91,18 +142,16 @@ extension WireCodablePayload {
 
     /// Writes the value the payload's case wraps, or nothing for a case without one.
     ///
+    /// Only an enum's `data` is derived. A payload that is a struct or a class has no case to
+    /// unwrap, and writing one of its fields would lose the others: implement
+    /// ``encodeData(to:)`` and ``init(event:dataFrom:)`` for it.
+    ///
     /// - Parameter encoder: The encoder of the `data` member.
-    /// - Throws: `EncodingError.invalidValue` when the case wraps a value that is not `Encodable`, or
-    ///   more than one value; what the value's encoding throws.
+    /// - Throws: `EncodingError.invalidValue` when the payload is not an enum, or its case wraps a
+    ///   value that is not `Encodable`, or more than one value; what the value's encoding throws.
     public func encodeData(to encoder: any Encoder) throws {
-        guard let wrapped = Mirror(reflecting: self).children.first?.value else { return }
-        guard let value = wrapped as? any Encodable else {
-            throw EncodingError.invalidValue(
-                wrapped,
-                .init(
-                    codingPath: encoder.codingPath,
-                    debugDescription: "the \(event.rawValue) case wraps \(type(of: wrapped)), which is not one "
-                        + "Encodable value: implement encodeData(to:)"))
+        guard let value = try derivedData(of: self, event: event.rawValue, codingPath: encoder.codingPath) else {
+            return
         }
         try value.encode(to: encoder)
     }
@@ -174,11 +223,12 @@ extension WireCodablePayload {
     ///
     /// - Parameter wireJSON: A JSON object `{"event": …, "data": {…}}`.
     /// - Throws: ``/SDKEventBusWire/JSONDecodingError``: `emptyBody`, `invalidEncoding`,
-    ///   `invalidSyntax`, `nestingTooDeep` or `duplicateKey` for bytes that are not such JSON;
+    ///   `invalidSyntax`, `nestingTooDeep` or `duplicateKey` for bytes that are not such JSON
+    ///   (`invalidSyntax` at the first byte of a value that is not an object);
     ///   `missingField` or `wrongType` for a missing or non-string `event` and a missing `data`;
     ///   `unknownEvent`; and the code of what is wrong inside `data`.
     public init(wireJSON: Data) throws(JSONDecodingError) {
-        try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth)
+        try JSONSyntaxValidator.validate(wireJSON, maximumDepth: wireMaximumNestingDepth, requiresObject: true)
         // A leading byte order mark, which the validator skipped, is skipped by `JSONDecoder` too.
         do {
             self = try JSONDecoder().decode(Self.self, from: wireJSON)
@@ -201,28 +251,27 @@ extension WireCodablePayload {
     ///   return and tab as `\b`, `\f`, `\n`, `\r` and `\t`; the other control characters U+0000 to
     ///   U+001F as `\u00xx`, lowercase; everything else (`/`, non-ASCII, U+2028 and U+2029 included)
     ///   is written as raw UTF-8.
-    /// - An integer within `Int64` is written as is (`-0` as `0`). Any other number is read as a
-    ///   `Double`: a whole number within `Int64` is written as an integer (`1.0` as `1`, `1e16` as
+    /// - An integer from `Int64.min` to `UInt64.max` is written as is (`-0` as `0`), so every value
+    ///   of every integer type comes back exactly. Any other number is read as a `Double`: a whole
+    ///   number in that range is written as an integer (`1.0` as `1`, `1e16` as
     ///   `10000000000000000`); anything else as Swift's `Double.description`, the shortest form that
-    ///   reads back as the same `Double` (`0.1`, `1e-05`, `1e+300`).
+    ///   reads back as the same `Double` (`0.1`, `1e-05`, `1e+300`). So a `Decimal` with more
+    ///   significant digits than a `Double` carries (about 15) changes: `3.14159265358979323846` is
+    ///   written `3.141592653589793`. Send a value that must stay exact as a string.
     /// - `true`, `false`, `null` as they are; arrays in order.
     ///
+    /// What it writes, ``init(wireJSON:)`` reads: it refuses a payload nested more than 128 levels
+    /// deep, counting the event's object and `data`, as that initializer does.
+    ///
     /// - Returns: The UTF-8 bytes of the JSON object.
-    /// - Throws: `EncodingError` for a non-finite number.
+    /// - Throws: `EncodingError` for a non-finite number, for a payload nested deeper than 128 levels,
+    ///   and for a payload that is not an enum when the derived ``encodeData(to:)`` writes it.
     public func wireJSON() throws -> Data {
         let json = try JSONEncoder().encode(self)
         do {
-            return try CanonicalJSON.canonicalize(json)
+            return try CanonicalJSON.canonicalize(json, maximumDepth: wireMaximumNestingDepth)
         } catch {
-            // Unreachable: JSONEncoder writes valid JSON without duplicate keys.
-            throw EncodingError.invalidValue(
-                self,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription: "JSONEncoder wrote JSON that cannot be canonicalized: \(error)",
-                    underlyingError: error
-                )
-            )
+            throw canonicalizationError(self, event: event.rawValue, error)
         }
     }
 }

@@ -52,14 +52,22 @@ extension JSONDecodingError {
                     ? "the value cannot be decoded as \(located.typeName)" : "\(located.underlying)")
             return
         }
-        if number.isWholeNumber, let value = Double(literal), value.rounded(.towardZero) != value {
+        let value = Double(literal) ?? .infinity
+        if number.isWholeNumber, value.rounded(.towardZero) != value {
             self.init(
                 code: .wrongType, path: path, reason: "expected a whole number (\(located.typeName)), found \(literal)")
-        } else {
-            self.init(
-                code: .numberOutOfRange, path: path,
-                reason: "the number \(literal.prefix(40)) does not fit in \(located.typeName) (\(number.range))")
+            return
         }
+        // A number the decoder refuses for a floating-point type is too large or, below 1, so close to
+        // zero that it would read as 0 (`1e-400` for a `Double`).
+        let reason =
+            !number.isWholeNumber && abs(value) < 1
+            ? """
+            the number \(literal.prefix(40)) is too close to zero for \(located.typeName), whose smallest \
+            magnitude is \(number.smallest): it would read as 0
+            """
+            : "the number \(literal.prefix(40)) does not fit in \(located.typeName) (\(number.range))"
+        self.init(code: .numberOutOfRange, path: path, reason: reason)
     }
 
     /// Translates the decoder's error into one that names the path and the expectation in words.
@@ -91,14 +99,18 @@ extension JSONDecodingError {
         }
     }
 
-    /// A coding path as `experiences[0].variations[1].traffic_allocation`.
+    /// A coding path as `experiences[0].variations[1].traffic_allocation`, written by ``JSONPath``.
+    ///
+    /// A key is an array's index when it is one the way every `JSONDecoder` makes them: an integer
+    /// value, and a string value `Index 0`. A dictionary's key `"5"` has the integer value 5 too, but
+    /// its string value is `5`: it is a key (`properties.5`), not an index.
     static func path(_ codingPath: [any CodingKey]) -> String {
         var text = ""
         for key in codingPath {
-            if let index = key.intValue {
-                text += "[\(index)]"
+            if let index = key.intValue, key.stringValue.hasPrefix("Index ") {
+                JSONPath.append(index: index, to: &text)
             } else {
-                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                JSONPath.append(key: key.stringValue, to: &text)
             }
         }
         return text

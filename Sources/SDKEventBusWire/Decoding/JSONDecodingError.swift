@@ -34,7 +34,8 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
         /// An object has the same key twice.
         public static let duplicateKey = Code(value: 4)
         /// A number is too large to represent, or does not fit its field's type (`300` for a
-        /// `UInt8`, `99999999999999999999` for an `Int`).
+        /// `UInt8`, `99999999999999999999` for an `Int`), or is so close to zero that its field's type
+        /// would read it as 0 (`1e-400` for a `Double`, `1e-50` for a `Float`).
         public static let numberOutOfRange = Code(value: 5)
         /// A required field is absent (or `null`).
         public static let missingField = Code(value: 6)
@@ -68,9 +69,15 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     public var code: Code
     /// The path of the offending value, for example `experiences[0].variations[1].traffic_allocation`;
     /// empty for the whole body.
+    ///
+    /// A key that is empty or holds `.`, `[`, `]`, `"`, `\` or a control character is written as a
+    /// JSON string in brackets, so that no two places share a path: `data.properties["a.b"]` is the
+    /// key `a.b`, and `data.properties.a.b` the key `b` inside `a`.
     public var path: String
     /// The line of the offending byte, from 1, for the errors the syntax check finds (encoding,
     /// syntax, nesting, duplicate keys, numbers too large); `nil` for the others.
+    ///
+    /// A line ends at a line feed, a carriage return or both (CRLF), as an editor counts lines.
     public var line: Int?
     /// The column of the offending byte within its ``line``, in bytes, from 1; `nil` when there is
     /// no line.
@@ -146,9 +153,10 @@ extension JSONDecodingError {
     final class Located: Error {
         /// What a number field accepts.
         ///
-        /// Whether the type holds whole numbers only, and the values it holds, in words. A tuple, so
-        /// that it needs no value witnesses of its own.
-        typealias NumberType = (isWholeNumber: Bool, range: String)
+        /// Whether the type holds whole numbers only, the values it holds, in words, and for a
+        /// floating-point type its smallest magnitude above zero, in words. A tuple, so that it needs
+        /// no value witnesses of its own.
+        typealias NumberType = (isWholeNumber: Bool, range: String, smallest: String)
 
         /// Where the failure happened.
         let codingPath: [any CodingKey]
@@ -198,10 +206,13 @@ extension JSONDecodingError {
 
         private static func numberType(_ type: Any.Type) -> NumberType? {
             func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> NumberType {
-                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)")
+                (isWholeNumber: true, range: "\(Integer.min) to \(Integer.max)", smallest: "")
             }
             func floatingPoint<Float: BinaryFloatingPoint>(_: Float.Type) -> NumberType {
-                (isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)")
+                (
+                    isWholeNumber: false, range: "up to ±\(Float.greatestFiniteMagnitude)",
+                    smallest: "\(Float.leastNonzeroMagnitude)"
+                )
             }
             if let integerType = type as? any FixedWidthInteger.Type { return integer(integerType) }
             if let floatingPointType = type as? any BinaryFloatingPoint.Type { return floatingPoint(floatingPointType) }

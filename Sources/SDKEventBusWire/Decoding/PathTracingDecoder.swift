@@ -82,10 +82,11 @@ private final class PathTracingBox<Value: Decodable>: Decodable {
     }
 }
 
-/// A coding key for an array index.
+/// A coding key for an array index, named as `JSONDecoder` names its own (`Index 0`), which is how
+/// ``JSONDecodingError/path(_:)`` tells an index from a dictionary's key `"0"`.
 private struct IndexKey: CodingKey {
     let intValue: Int?
-    var stringValue: String { "\(intValue ?? 0)" }
+    var stringValue: String { "Index \(intValue ?? 0)" }
 
     init?(stringValue: String) {
         nil

@@ -46,26 +46,42 @@ package struct JSONSyntaxValidator: ~Copyable {
 
     /// Validates `bytes`.
     ///
+    /// - Parameters:
+    ///   - bytes: The body.
+    ///   - maximumDepth: How deep objects and arrays may nest.
+    ///   - requiresObject: Whether a valid body whose value is not an object is an error
+    ///     (`invalidSyntax` at the value's first byte), as for an event's wire form.
     /// - Throws: A ``JSONDecodingError`` with code `emptyBody`, `invalidEncoding`,
     ///   `invalidSyntax`, `nestingTooDeep`, `duplicateKey` or `numberOutOfRange`.
-    static func validate(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(JSONDecodingError) {
+    static func validate(
+        _ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, requiresObject: Bool = false
+    ) throws(JSONDecodingError) {
         var validator = JSONSyntaxValidator(bytes: bytes, maximumDepth: maximumDepth)
-        try validator.run()
+        try validator.run(requiresObject: requiresObject)
     }
 
     /// Validates `data`.
     ///
-    /// - Throws: See ``validate(_:maximumDepth:)``.
+    /// - Throws: A ``JSONDecodingError``, as for the body's bytes.
     package static func validate(_ data: Data, maximumDepth: Int) throws(JSONDecodingError) {
+        try validate(data, maximumDepth: maximumDepth, requiresObject: false)
+    }
+
+    /// Validates `data`, whose value must be an object when `requiresObject`, as an event's wire
+    /// form's must.
+    ///
+    /// - Throws: A ``JSONDecodingError``, as for the body's bytes.
+    @inline(never)
+    static func validate(_ data: Data, maximumDepth: Int, requiresObject: Bool) throws(JSONDecodingError) {
         let result = data.withUnsafeBytes { raw -> Result<Void, JSONDecodingError> in
             Result { () throws(JSONDecodingError) in
-                try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+                try validate(raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth, requiresObject: requiresObject)
             }
         }
         try result.get()
     }
 
-    private mutating func run() throws(JSONDecodingError) {
+    private mutating func run(requiresObject: Bool) throws(JSONDecodingError) {
         try checkEncoding()
         while true {
             let token: JSONTokenizer.Token?
@@ -76,6 +92,7 @@ package struct JSONSyntaxValidator: ~Copyable {
             }
             switch token {
             case nil:
+                if requiresObject { try checkTopLevelIsObject() }
                 return
             case .beginObject:
                 try open(.object(ordinal: openedObjects, currentKey: nil))
@@ -101,6 +118,27 @@ package struct JSONSyntaxValidator: ~Copyable {
     private mutating func open(_ container: Container) throws(JSONDecodingError) {
         guard stack.count < maximumDepth else { throw nestingTooDeep() }
         stack.append(container)
+    }
+
+    /// Checks that the valid body's value is an object, from its first byte, which says what the
+    /// value is.
+    @inline(never)
+    private func checkTopLevelIsObject() throws(JSONDecodingError) {
+        let bytes = tokenizer.bytes
+        var offset = JSONTokenizer.byteOrderMarkLength(of: bytes)
+        while bytes[offset] == 0x20 || bytes[offset] == 0x09 || bytes[offset] == 0x0A || bytes[offset] == 0x0D {
+            offset += 1
+        }
+        let found: String
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return
+        case UInt8(ascii: "["): found = "an array"
+        case UInt8(ascii: "\""): found = "a string"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): found = "a boolean"
+        case UInt8(ascii: "n"): found = "null"
+        default: found = "a number"
+        }
+        throw error(.invalidSyntax, at: offset, "expected an object at the top level, found " + found)
     }
 
     /// The error for a container that opens deeper than the maximum depth.
@@ -204,7 +242,8 @@ package struct JSONSyntaxValidator: ~Copyable {
         JSONDecodingError(code: code, path: path, location: tokenizer.location(of: offset), reason: reason)
     }
 
-    /// The JSON path of the value being scanned, for example `experiences[2].variations`.
+    /// The JSON path of the value being scanned, for example `experiences[2].variations`, written by
+    /// ``JSONPath``.
     private var path: String { path(namingCurrentMember: true) }
 
     /// The JSON path of the innermost container, followed, when `namingCurrentMember`, by its
@@ -215,11 +254,9 @@ package struct JSONSyntaxValidator: ~Copyable {
         for (depth, container) in stack.enumerated() {
             guard namingCurrentMember || depth < stack.count - 1 else { break }
             switch container {
-            case .object(_, let key?):
-                let key = string(key)
-                text += text.isEmpty ? key : ".\(key)"
+            case .object(_, let key?): JSONPath.append(key: string(key), to: &text)
             case .object(_, nil): break
-            case .array(let index): text += "[\(index)]"
+            case .array(let index): JSONPath.append(index: index, to: &text)
             }
         }
         return text

@@ -607,15 +607,23 @@ struct JSONTokenizer {
 
     /// The line and column of the byte at `offset`, for an error: counted only then.
     ///
-    /// The column counts from the start of the JSON text on the first line: an editor shows no
-    /// column for a UTF-8 byte order mark before it. The byte offset is that of the body as served.
+    /// A line ends at a line feed, a carriage return, or both in that order (CRLF), the line breaks
+    /// RFC 8259's whitespace allows, as an editor counts them. The column counts from the start of
+    /// the JSON text on the first line: an editor shows no column for a UTF-8 byte order mark before
+    /// it. The byte offset is that of the body as served.
     func location(of offset: Int) -> (line: Int, column: Int, byteOffset: Int) {
         let textStart = Self.byteOrderMarkLength(of: bytes)
+        let end = min(offset, bytes.count)
         var line = 1
         var lineStart = min(textStart, offset)
-        for index in lineStart..<min(offset, bytes.count) where bytes[index] == UInt8(ascii: "\n") {
+        var index = lineStart
+        while index < end {
+            let byte = bytes[index]
+            index += 1
+            guard byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") else { continue }
+            if byte == UInt8(ascii: "\r"), index < end, bytes[index] == UInt8(ascii: "\n") { index += 1 }
             line += 1
-            lineStart = index + 1
+            lineStart = index
         }
         return (line, offset - lineStart + 1, offset)
     }

@@ -87,26 +87,65 @@ import Testing
         #expect(try ProjectConfig(jsonData: Data(body.utf8)).accountId == "1")
     }
 
-    /// Two spellings of one key, and the key they decode to.
-    static let sameKeys: [(first: String, second: String, decoded: String)] = [
-        (#""a""#, #""\u0061""#, "a"),
-        (#""\u0061""#, #""a""#, "a"),
-        (#""é""#, #""\u00e9""#, "é"),
-        (#""\u00E9""#, #""\u00e9""#, "é"),
-        (#""😀""#, #""\ud83d\ude00""#, "😀"),
-        (#""\"""#, #""\u0022""#, "\""),
-        (#""/""#, #""\/""#, "/"),
-        (#""\n""#, #""\u000a""#, "\n"),
-        (#""a\\b""#, #""a\u005cb""#, "a\\b"),
-        (#""""#, #""""#, ""),
+    // MARK: Paths and lines
+
+    /// A key that holds `.`, `[`, `]`, `"`, `\` or a control character, or is empty, would read as
+    /// the path's own syntax: it is quoted, as a JSON string in brackets, so no two paths are alike.
+    @Test(arguments: [
+        (#"{"a.b":{"x":1,"x":2}}"#, #"["a.b"].x"#),
+        (#"{"a":{"b":{"x":1,"x":2}}}"#, "a.b.x"),
+        (#"[{"a]":[{"":{"x":1,"x":2}}]}]"#, #"[0]["a]"][0][""].x"#),
+        (#"{"k":{"x.y":1,"x.y":2}}"#, #"k["x.y"]"#),
+        (#"{"k":{"x\u0000":1,"x\u0000":2}}"#, #"k["x\u0000"]"#),
+    ])
+    func aKeyThatWouldReadAsPathSyntaxIsQuotedInThePath(json: String, path: String) throws {
+        let error = try #require(validationError(json))
+        #expect(error.code == .duplicateKey)
+        #expect(error.path == path, "\(error)")
+    }
+
+    /// RFC 8259 allows CR, LF and CRLF between tokens: each is one line break.
+    @Test(arguments: [
+        ("{\n\"a\":1,\n\"a\":2}", 3, 1),
+        ("{\r\"a\":1,\r\"a\":2}", 3, 1),
+        ("{\r\n\"a\":1,\r\n\"a\":2}", 3, 1),
+        ("{\r\n\r\"b\":1,\n\r\"a\":1,  \"a\":2}", 5, 9),
+        ("{\"b\":1,\r\r\n\n  \"b\":2}", 4, 3),
+    ])
+    func lineBreaksAreCountedAtCRLFAndCRLFAlike(json: String, line: Int, column: Int) throws {
+        let error = try #require(validationError(json))
+        #expect(error.code == .duplicateKey)
+        #expect((error.line, error.column) == (line, column), "\(error)")
+    }
+
+    @Test func aSyntaxErrorAfterCarriageReturnsIsOnItsLine() throws {
+        let error = try #require(validationError("{\r  \"a\": 1,\r  \"b\": 2,\r  \"c\": 3,}"))
+        #expect(error.code == .invalidSyntax)
+        #expect((error.line, error.column, error.byteOffset) == (4, 10, 31), "\(error)")
+    }
+
+    /// Two spellings of one key, the key they decode to, and its path (quoted where the key would
+    /// read as the path's syntax).
+    static let sameKeys: [(first: String, second: String, decoded: String, path: String)] = [
+        (#""a""#, #""\u0061""#, "a", "a"),
+        (#""\u0061""#, #""a""#, "a", "a"),
+        (#""é""#, #""\u00e9""#, "é", "é"),
+        (#""\u00E9""#, #""\u00e9""#, "é", "é"),
+        (#""😀""#, #""\ud83d\ude00""#, "😀", "😀"),
+        (#""\"""#, #""\u0022""#, "\"", #"["\""]"#),
+        (#""/""#, #""\/""#, "/", "/"),
+        (#""\n""#, #""\u000a""#, "\n", #"["\n"]"#),
+        (#""a\\b""#, #""a\u005cb""#, "a\\b", #"["a\\b"]"#),
+        (#""""#, #""""#, "", #"[""]"#),
     ]
 
     @Test(arguments: sameKeys)
-    func keysThatDecodeToTheSameBytesAreDuplicates(first: String, second: String, decoded: String) throws {
+    func keysThatDecodeToTheSameBytesAreDuplicates(first: String, second: String, decoded: String, path: String) throws
+    {
         let body = "{" + first + ":1," + second + ":2}"
         let error = try #require(validationError(body), "\(body)")
         #expect(error.code == .duplicateKey)
-        #expect(error.path == decoded)
+        #expect(error.path == path)
         let byteOffset = 1 + first.utf8.count + 3
         #expect((error.line, error.column, error.byteOffset) == (1, byteOffset + 1, byteOffset))
         #expect(error.reason == "the key \"\(decoded)\" appears twice in the same object")

@@ -84,7 +84,6 @@ import Testing
         ("123456789012345678", "123456789012345678"),
         ("9223372036854775807", "9223372036854775807"),
         ("-9223372036854775808", "-9223372036854775808"),
-        ("9223372036854775808", "9.223372036854776e+18"),
         ("-9223372036854775809", "-9223372036854775808"),
         ("1e300", "1e+300"),
         ("-1.5E-7", "-1.5e-07"),
@@ -100,29 +99,53 @@ import Testing
         #expect(try canonical(json) == expected)
     }
 
+    /// An integer that fits `UInt64` but not `Int64` is written as it is, not as the nearest
+    /// `Double` (which `UInt64.max` is not, and `2^63 + 1` reads back as `2^63`); and a `Double`
+    /// whose value is such an integer is written as that integer, however an encoder spelled it.
+    @Test(arguments: [
+        ("9223372036854775808", "9223372036854775808"),
+        ("9223372036854775809", "9223372036854775809"),
+        ("18446744073709551615", "18446744073709551615"),
+        ("18446744073709551616", "1.8446744073709552e+19"),
+        ("1e19", "10000000000000000000"),
+        ("1.0E+19", "10000000000000000000"),
+        ("9.223372036854775808e18", "9223372036854775808"),
+        ("1.8446744073709550e19", "18446744073709549568"),
+        ("1.8446744073709552e+19", "1.8446744073709552e+19"),
+        ("-9223372036854775808.0", "-9223372036854775808"),
+    ])
+    func everyIntegerWithinInt64OrUInt64IsWrittenExactly(json: String, expected: String) throws {
+        #expect(try canonical(json) == expected)
+    }
+
     /// A `Double` written as `JSONEncoder` writes it, with 17 significant digits (as `%.17g`), or as
     /// an exact integer, canonicalizes to one form that reads back as the same `Double`.
     @Test func everyForeignSpellingOfADoubleGivesTheSameBytes() throws {
         var random = SplitMix64(seed: 0x5EED_CA70)
-        var values: [Double] = [0, -0.0, 1, -1, 0x1p53, 0x1p53 + 2, 0x1p63, -0x1p63, 0x1p64, .leastNonzeroMagnitude]
+        var values: [Double] = [
+            0, -0.0, 1, -1, 0x1p53, 0x1p53 + 2, 0x1p63, -0x1p63, 0x1p63 + 2048, 0x1p64 - 2048, 0x1p64,
+            .leastNonzeroMagnitude,
+        ]
         values += (-30...30).map { pow(10, Double($0)) }
         for _ in 0..<2_000 {
             values.append(Double(bitPattern: random.next()))
             values.append(Double(Int64(bitPattern: random.next())))
+            values.append(Double(random.next()))
             values.append(Double(Int.random(in: -1_000_000...1_000_000, using: &random)) / 1_000)
         }
         var failures: [String] = []
         for value in values where value.isFinite {
             let encoded = try canonical(String(decoding: try JSONEncoder().encode([value]), as: UTF8.self))
             var spellings = [String(format: "[%.17g]", value), "[\(value)]"]
-            if value.rounded(.towardZero) == value, abs(value) < 0x1p63 {
+            // Whole numbers within Int64 or UInt64 are written as integers.
+            let isInteger = value.rounded(.towardZero) == value && value >= -0x1p63 && value < 0x1p64
+            if isInteger {
                 spellings.append(String(format: "[%.0f]", value))
             }
             for spelling in spellings where try canonical(spelling) != encoded {
                 failures.append("\(spelling) is not \(encoded)")
             }
             let number = String(encoded.dropFirst().dropLast())
-            let isInteger = value.rounded(.towardZero) == value && value >= -0x1p63 && value < 0x1p63
             if Double(number) != value || isInteger != number.allSatisfy({ $0 == "-" || $0.isASCII && $0.isNumber }) {
                 failures.append("\(number) for \(value)")
             }

@@ -215,6 +215,98 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        ("[]", 1, 1, "an array"),
+        (#"["ready"]"#, 1, 1, "an array"),
+        (#""ready""#, 1, 1, "a string"),
+        ("null", 1, 1, "null"),
+        ("\u{FEFF}7", 1, 1, "a number"),
+        (" \r\n\ttrue", 2, 2, "a boolean"),
+    ])
+    func aWireBodyThatIsNotAnObjectIsReportedAtItsFirstByte(json: String, line: Int, column: Int, found: String) {
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .invalidSyntax, "\(error)")
+            #expect(error.reason == "expected an object at the top level, found \(found)", "\(error)")
+            #expect(error.line == line && error.column == column, "\(error)")
+            #expect(error.path == "", "\(error)")
+        }
+    }
+
+    /// A key that holds `.`, `[`, `]`, `"`, `\` or a control character, or is empty, would read as
+    /// the path's own syntax or break a log line: it is quoted, as a JSON string in brackets.
+    @Test(arguments: [
+        (#"{"a.b":1}"#, #"data.properties["a.b"]"#),
+        (#"{"a":{"b":1}}"#, "data.properties.a"),
+        (#"{"":1}"#, #"data.properties[""]"#),
+        (#"{"x[0]":1}"#, #"data.properties["x[0]"]"#),
+        (#"{"say \"hi\"":1}"#, #"data.properties["say \"hi\""]"#),
+        (#"{"back\\slash":1}"#, #"data.properties["back\\slash"]"#),
+        (#"{"new\nline":1}"#, #"data.properties["new\nline"]"#),
+        (#"{"ü-ß 1":1}"#, "data.properties.ü-ß 1"),
+    ])
+    func aKeyThatWouldReadAsPathSyntaxIsQuotedInTheErrorsPath(properties: String, path: String) {
+        let json = #"{"event":"location.activated","data":{"properties":"# + properties + "}}"
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .wrongType, "\(error)")
+            #expect(error.path == path, "\(error)")
+        }
+    }
+
+    /// `JSONDecoder` gives a dictionary's key `"5"` an integer value too: it is still a key, not an
+    /// array's index.
+    @Test func aNumericKeyIsNamedAsAKeyNotAnIndexInTheErrorsPath() {
+        let json = #"{"event":"location.activated","data":{"properties":{"5":1}}}"#
+        do {
+            _ = try EventPayloadValue(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.path == "data.properties.5", "\(error)")
+        }
+    }
+
+    /// A number too close to zero for its field is reported as such, not as too large.
+    ///
+    /// `1e-400` is valid JSON, and no `Double` holds it: it would round to zero.
+    @Test(arguments: [
+        (#"{"double":1e-400,"float":0,"decimal":0}"#, "data.double", "1e-400", "Double", "5e-324"),
+        (#"{"double":-2.4e-324,"float":0,"decimal":0}"#, "data.double", "-2.4e-324", "Double", "5e-324"),
+        (#"{"double":0,"float":1e-50,"decimal":0}"#, "data.float", "1e-50", "Float", "1e-45"),
+    ])
+    func aNumberTooCloseToZeroForItsFieldIsReportedAsSuch(
+        data: String, path: String, literal: String, type: String, smallest: String
+    ) {
+        let json = #"{"event":"measurements","data":"# + data + "}"
+        do {
+            _ = try WireProbePayload(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .numberOutOfRange, "\(error)")
+            #expect(error.path == path, "\(error)")
+            #expect(
+                error.reason
+                    == "the number \(literal) is too close to zero for \(type), whose smallest magnitude is "
+                    + "\(smallest): it would read as 0",
+                "\(error)")
+        }
+    }
+
+    @Test func aNumberTooLargeForItsFieldStillSaysItsRange() {
+        let json = #"{"event":"measurements","data":{"double":0,"float":1e39,"decimal":0}}"#
+        do {
+            _ = try WireProbePayload(wireJSON: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.code == .numberOutOfRange, "\(error)")
+            #expect(error.reason == "the number 1e39 does not fit in Float (up to ±3.4028235e+38)", "\(error)")
+        }
+    }
+
     @Test func aWireObjectWithDuplicateKeysIsRejectedNotReadFirstKeyWins() {
         #expect(throws: JSONDecodingError.self) {
             try EventPayloadValue(wireJSON: Data(#"{"event":"ready","event":"bucketing","data":{}}"#.utf8))
