@@ -8,9 +8,11 @@ examples compile against the public API only, as an SDK's or an app's code would
 `XCTest` and `SDKEventBusTesting` at hand. An app's documents see the built-in catalog
 (`import SDKEventBus`); the documents for an SDK with its own catalog (CORE_DOCUMENTS) see only
 `SDKEventBusCore`, as such an SDK does; the app buses' landing page (APP_EVENTS_DOCUMENTS) sees
-only `SDKEventBusAppEvents`, as an app beside such an SDK does. The documents of a group (GROUPS) are one target, read in
-order, so that a guide's examples may use what an earlier guide of the group declared. A document
-is read top to bottom:
+only `SDKEventBusAppEvents`, as an app beside such an SDK does; the documents of an SDK that takes
+only events (EVENTS_ONLY_DOCUMENTS) depend on `SDKEventBusCore` and `SDKEventBusCoreTesting` alone,
+so an example there that needs more does not compile. The documents of a group (GROUPS) are one
+target, read in order, so that a guide's examples may use what an earlier guide of the group
+declared. A document is read top to bottom:
 
 - declarations at the start of a line (types, extensions, functions, imports) go to the target's
   top level, in order, with their imports hoisted (`public import` wins over `import`);
@@ -34,7 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "Scripts" / "doc-examples"
 MODULES = [
-    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus",
+    "SDKEventBusCoreTesting", "SDKEventBusTesting",
 ]
 LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
 DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
@@ -43,13 +46,21 @@ CORE_DOCUMENTS = {
     "DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig",
     "AdoptingPieceByPiece",
 }
+# Documents for an SDK that takes only events, and its tests: the core and the core's testing part.
+EVENTS_ONLY_DOCUMENTS = {"EventsOnlySDK", "SDKEventBusCoreTesting"}
+EVENTS_ONLY_MODULES = ["SDKEventBusCore", "SDKEventBusCoreTesting"]
+EVENTS_ONLY_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusCoreTesting", "Testing", "XCTest"]
 # Documents read as one: each continues the one before (the flag catalog is declared once).
-GROUPS = [["DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"]]
+GROUPS = [
+    ["DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"],
+    ["EventsOnlySDK", "SDKEventBusCoreTesting"],
+]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
-# The SDK the guides build: its types are declared by the guides themselves, in the same target, so
-# a test's `@testable import FlagSDK` has nothing to import here and is left out.
-SDK_UNDER_TEST_IMPORT = re.compile(r"^@testable\s+import\s+FlagSDK\s*$")
+# The SDKs the guides build: their types are declared by the guides themselves, in the same target,
+# so a test's `@testable import FlagSDK` (or `AnalyticsSDK`) has nothing to import here and is left
+# out.
+SDK_UNDER_TEST_IMPORT = re.compile(r"^@testable\s+import\s+(?:FlagSDK|AnalyticsSDK)\s*$")
 DECLARATION = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s*)*"
     r"(?:(?:public|private|fileprivate|internal|package|final|nonisolated|open|indirect)\s+)*"
@@ -195,7 +206,11 @@ def generate(documents, package):
             continue
         core = all(document.stem in CORE_DOCUMENTS for document in members)
         app_events = all(document.stem in APP_EVENTS_DOCUMENTS for document in members)
-        default_imports = CORE_IMPORTS if core else APP_EVENTS_IMPORTS if app_events else APP_IMPORTS
+        events_only = all(document.stem in EVENTS_ONLY_DOCUMENTS for document in members)
+        default_imports = (
+            EVENTS_ONLY_IMPORTS if events_only
+            else CORE_IMPORTS if core else APP_EVENTS_IMPORTS if app_events else APP_IMPORTS
+        )
         name = target_name(members)
         directory = package / "Tests" / name
         directory.mkdir()
@@ -226,11 +241,11 @@ def generate(documents, package):
         body += ["}" * depth, "}"]
         (directory / "Examples.swift").write_text("\n".join(body) + "\n", encoding="utf-8")
 
-        prelude = STUBS / ("PreludeCore.swift" if core else "Prelude.swift")
+        prelude = STUBS / ("PreludeCore.swift" if core or events_only else "Prelude.swift")
         for stub in [prelude] + [STUBS / f"{document.stem}.swift" for document in members]:
             if stub.exists():
                 shutil.copy(stub, directory / f"Stub{stub.stem}.swift")
-        targets.append(name)
+        targets.append((name, EVENTS_ONLY_MODULES if events_only else MODULES))
 
     dependency = ROOT.name
     manifest = [
@@ -248,8 +263,8 @@ def generate(documents, package):
         f'    dependencies: [.package(path: "{ROOT}")],',
         "    targets: [",
     ]
-    for name in targets:
-        products = ", ".join(f'.product(name: "{module}", package: "{dependency}")' for module in MODULES)
+    for name, modules in targets:
+        products = ", ".join(f'.product(name: "{module}", package: "{dependency}")' for module in modules)
         manifest.append(f'        .testTarget(name: "{name}", dependencies: [{products}], swiftSettings: settings),')
     manifest += ["    ],", "    swiftLanguageModes: [.v6]", ")"]
     (package / "Package.swift").write_text("\n".join(manifest) + "\n", encoding="utf-8")
@@ -267,7 +282,12 @@ def main():
     package = scratch / "doc-examples-package"
     targets, count = generate(documents, package)
     build = subprocess.run(
-        ["swift", "build", "--build-tests", "--package-path", str(package), "--scratch-path", str(scratch / "doc-examples")],
+        [
+            "swift", "build", "--build-tests", "--package-path", str(package), "--scratch-path", str(scratch / "doc-examples"),
+            # A module built for another target is in reach of every target otherwise: a document
+            # may import only the products its target depends on.
+            "--explicit-target-dependency-import-check", "error",
+        ],
         capture_output=True,
         text=True,
     )
