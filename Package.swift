@@ -6,7 +6,7 @@ let package = Package(
     name: "SDKEventBus",
     // The floors every product works from (Docs/Platforms.md; Scripts/check-availability.py proves
     // them in CI). The engine, the wire form, the configuration half, the app buses, the built-in
-    // catalog and the testing library all run from here; only the `@Observable` status
+    // catalog and the testing libraries all run from here; only the `@Observable` status
     // (iOS 17) asks for more, with `@available`.
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
@@ -27,8 +27,13 @@ let package = Package(
         // The built-in catalog (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
         // …) on top of every product above, which it re-exports: `import SDKEventBus` gives all.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
+        // What the tests of code on the core alone need, on the core alone: a recorder of a catalog's
+        // events, bounded waits, the catalog conformance check. An events-only SDK's tests take this.
+        .library(name: "SDKEventBusCoreTesting", targets: ["SDKEventBusCoreTesting"]),
         // Test doubles and test hooks for the tests of code that uses the bus, SDKs' and apps': a test
-        // clock, recorders, a scripted fetch service, a catalog conformance check.
+        // clock, a lifecycle recorder, a scripted fetch service, the wire form in the conformance
+        // check, on top of every product above; it re-exports SDKEventBusCoreTesting, so one import
+        // gives all.
         .library(name: "SDKEventBusTesting", targets: ["SDKEventBusTesting"]),
     ],
     targets: [
@@ -46,9 +51,12 @@ let package = Package(
         .target(
             name: "SDKEventBus",
             dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents"]),
+        .target(name: "SDKEventBusCoreTesting", dependencies: ["SDKEventBusCore"]),
         .target(
             name: "SDKEventBusTesting",
-            dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBus"]),
+            dependencies: [
+                "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBus", "SDKEventBusCoreTesting",
+            ]),
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
         .executableTarget(
@@ -74,10 +82,11 @@ let package = Package(
         .target(name: "ClashSDK", dependencies: ["SDKEventBusConfig"], path: "Tests/ClashSDK"),
         .testTarget(name: "CoreClashTests", dependencies: ["ClashSDK", "SDKEventBusConfig", "SDKEventBusTesting"]),
         // An analytics SDK (its catalog and facade) on the events product alone, and its tests, which
-        // take nothing else either: no configuration, wire form or testing library.
-        // Scripts/check-events-only.sh holds both to it.
+        // take the core's testing part and nothing else: no configuration, wire form, built-in catalog
+        // or app buses. Scripts/check-events-only.sh holds both to it.
         .target(name: "AnalyticsSDK", dependencies: ["SDKEventBusCore"], path: "Tests/AnalyticsSDK"),
-        .testTarget(name: "EventsOnlySDKTests", dependencies: ["AnalyticsSDK", "SDKEventBusCore"]),
+        .testTarget(
+            name: "EventsOnlySDKTests", dependencies: ["AnalyticsSDK", "SDKEventBusCore", "SDKEventBusCoreTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

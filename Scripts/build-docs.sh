@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus SDKEventBusTesting)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus SDKEventBusCoreTesting SDKEventBusTesting)
 
 python3 Scripts/sync-docc.py --check
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Compiles the Swift examples of README.md, Docs/*.md and the DocC landing page.
 
-Usage: Scripts/check-doc-examples.py [--scratch-path PATH] [DOCUMENT ...]
+Usage: Scripts/check-doc-examples.py [--scratch-path PATH] [--library-evolution] [DOCUMENT ...]
 
 Each document becomes a test target of a generated package that depends on this one, so its
 examples compile against the public API only, as an SDK's or an app's code would, with `Testing`,
 `XCTest` and `SDKEventBusTesting` at hand. An app's documents see the built-in catalog
 (`import SDKEventBus`); the documents for an SDK with its own catalog (CORE_DOCUMENTS) see only
 `SDKEventBusCore`, as such an SDK does; the app buses' landing page (APP_EVENTS_DOCUMENTS) sees
-only `SDKEventBusAppEvents`, as an app beside such an SDK does. The documents of a group (GROUPS) are one target, read in
-order, so that a guide's examples may use what an earlier guide of the group declared. A document
-is read top to bottom:
+only `SDKEventBusAppEvents`, as an app beside such an SDK does; the documents of an SDK that takes
+only events (EVENTS_ONLY_DOCUMENTS) depend on `SDKEventBusCore` and `SDKEventBusCoreTesting` alone,
+so an example there that needs more does not compile. The documents of a group (GROUPS) are one
+target, read in order, so that a guide's examples may use what an earlier guide of the group
+declared. A document is read top to bottom:
 
 - declarations at the start of a line (types, extensions, functions, imports) go to the target's
   top level, in order, with their imports hoisted (`public import` wins over `import`);
@@ -21,8 +23,15 @@ Names an example uses but does not declare come from Scripts/doc-examples/Prelud
 (PreludeCore.swift for the core's documents), and from Scripts/doc-examples/<Document>.swift when
 it exists. A block preceded by an HTML comment starting
 with `<!-- example: not compiled` is skipped (a manifest fragment, UIKit or SwiftUI code). Compiler
-errors point at the Markdown file and line. The generated package and its build live under
-.build-docs/ unless --scratch-path says otherwise.
+errors point at the Markdown file and line; so do warnings, which fail the check too (but for unused
+names, which examples have). The generated package and its build live under .build-docs/ unless
+--scratch-path says otherwise.
+
+With --library-evolution the examples are also type-checked as a binary SDK's code is, against the
+products built with library evolution: the module interfaces that Scripts/check-library-evolution.sh
+builds and verifies (.build/library-evolution/check/interfaces; run it first). There the package's
+enums are not frozen, so a `switch` over one (but `SystemEvent`, which is `@frozen`) needs an
+`@unknown default`: without one it is an error in Swift 6, which a source build does not show.
 """
 
 import re
@@ -34,7 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STUBS = ROOT / "Scripts" / "doc-examples"
 MODULES = [
-    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus",
+    "SDKEventBusCoreTesting", "SDKEventBusTesting",
 ]
 LANDING_PAGES = [ROOT / "Sources" / module / f"{module}.docc" / f"{module}.md" for module in MODULES]
 DEFAULT_DOCUMENTS = [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + LANDING_PAGES
@@ -43,13 +53,25 @@ CORE_DOCUMENTS = {
     "DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig",
     "AdoptingPieceByPiece",
 }
+# Documents for an SDK that takes only events, and its tests: the core and the core's testing part.
+EVENTS_ONLY_DOCUMENTS = {"EventsOnlySDK", "SDKEventBusCoreTesting"}
+EVENTS_ONLY_MODULES = ["SDKEventBusCore", "SDKEventBusCoreTesting"]
+EVENTS_ONLY_IMPORTS = ["Foundation", "SDKEventBusCore", "SDKEventBusCoreTesting", "Testing", "XCTest"]
 # Documents read as one: each continues the one before (the flag catalog is declared once).
-GROUPS = [["DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"]]
+GROUPS = [
+    ["DefiningYourCatalog", "EmbeddingInYourSDK", "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig"],
+    ["EventsOnlySDK", "SDKEventBusCoreTesting"],
+]
 SKIP_MARKER = "<!-- example: not compiled"
 IMPORT = re.compile(r"^(?:(public|package|internal)\s+)?import\s+(\w+)\s*$")
-# The SDK the guides build: its types are declared by the guides themselves, in the same target, so
-# a test's `@testable import FlagSDK` has nothing to import here and is left out.
-SDK_UNDER_TEST_IMPORT = re.compile(r"^@testable\s+import\s+FlagSDK\s*$")
+# The SDKs the guides build: their types are declared by the guides themselves, in the same target,
+# so a test's `@testable import FlagSDK` (or `AnalyticsSDK`) has nothing to import here and is left
+# out.
+SDK_UNDER_TEST_IMPORT = re.compile(r"^@testable\s+import\s+(?:FlagSDK|AnalyticsSDK)\s*$")
+# Where Scripts/check-library-evolution.sh leaves the verified interfaces and their module cache.
+LIBRARY_EVOLUTION = ROOT / ".build" / "library-evolution" / "check"
+# Unused names are expected in examples; any other warning at an example fails the check.
+EXPECTED_WARNING = re.compile(r"never (used|mutated)|unused")
 DECLARATION = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s*)*"
     r"(?:(?:public|private|fileprivate|internal|package|final|nonisolated|open|indirect)\s+)*"
@@ -195,7 +217,11 @@ def generate(documents, package):
             continue
         core = all(document.stem in CORE_DOCUMENTS for document in members)
         app_events = all(document.stem in APP_EVENTS_DOCUMENTS for document in members)
-        default_imports = CORE_IMPORTS if core else APP_EVENTS_IMPORTS if app_events else APP_IMPORTS
+        events_only = all(document.stem in EVENTS_ONLY_DOCUMENTS for document in members)
+        default_imports = (
+            EVENTS_ONLY_IMPORTS if events_only
+            else CORE_IMPORTS if core else APP_EVENTS_IMPORTS if app_events else APP_IMPORTS
+        )
         name = target_name(members)
         directory = package / "Tests" / name
         directory.mkdir()
@@ -226,11 +252,11 @@ def generate(documents, package):
         body += ["}" * depth, "}"]
         (directory / "Examples.swift").write_text("\n".join(body) + "\n", encoding="utf-8")
 
-        prelude = STUBS / ("PreludeCore.swift" if core else "Prelude.swift")
+        prelude = STUBS / ("PreludeCore.swift" if core or events_only else "Prelude.swift")
         for stub in [prelude] + [STUBS / f"{document.stem}.swift" for document in members]:
             if stub.exists():
                 shutil.copy(stub, directory / f"Stub{stub.stem}.swift")
-        targets.append(name)
+        targets.append((name, EVENTS_ONLY_MODULES if events_only else MODULES))
 
     dependency = ROOT.name
     manifest = [
@@ -248,12 +274,59 @@ def generate(documents, package):
         f'    dependencies: [.package(path: "{ROOT}")],',
         "    targets: [",
     ]
-    for name in targets:
-        products = ", ".join(f'.product(name: "{module}", package: "{dependency}")' for module in MODULES)
+    for name, modules in targets:
+        products = ", ".join(f'.product(name: "{module}", package: "{dependency}")' for module in modules)
         manifest.append(f'        .testTarget(name: "{name}", dependencies: [{products}], swiftSettings: settings),')
     manifest += ["    ],", "    swiftLanguageModes: [.v6]", ")"]
     (package / "Package.swift").write_text("\n".join(manifest) + "\n", encoding="utf-8")
     return targets, count
+
+
+def problems(output):
+    """The errors, and the warnings at an example but for unused names, in a compiler's output."""
+    lines = list(dict.fromkeys(output.splitlines()))
+    errors = [line for line in lines if ": error:" in line]
+    warnings = [line for line in lines if ": warning:" in line and ".md:" in line and not EXPECTED_WARNING.search(line)]
+    return errors, warnings
+
+
+def typecheck_with_library_evolution(package, targets):
+    """Type-checks each target's files against the interfaces of the products built with library
+    evolution, each target finding only those of its products (`targets`: name and products);
+    returns the errors and warnings."""
+    interfaces = LIBRARY_EVOLUTION / "interfaces"
+    if not (interfaces / "SDKEventBusCore.swiftinterface").exists():
+        sys.exit(f"no library-evolution interfaces in {interfaces}: run Scripts/check-library-evolution.sh first")
+    sdk = []
+    if sys.platform == "darwin":
+        sdk = ["-sdk", subprocess.run(["xcrun", "--show-sdk-path"], capture_output=True, text=True).stdout.strip()]
+    # Each target finds only the interfaces of the products it depends on.
+    reachable = package / "interfaces"
+    shutil.rmtree(reachable, ignore_errors=True)
+    errors, warnings = [], []
+    for name, modules in targets:
+        search = reachable / name
+        search.mkdir(parents=True)
+        for module in modules:
+            (search / f"{module}.swiftinterface").symlink_to(interfaces / f"{module}.swiftinterface")
+        sources = sorted(str(path) for path in (package / "Tests" / name).glob("*.swift"))
+        check = subprocess.run(
+            [
+                "swiftc", "-typecheck", "-parse-as-library", "-swift-version", "6", "-module-name", name,
+                "-I", str(search), "-module-cache-path", str(LIBRARY_EVOLUTION / "module-cache"),
+                "-enable-upcoming-feature", "InternalImportsByDefault", "-enable-upcoming-feature", "ExistentialAny",
+                *sdk, *sources,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        target_errors, target_warnings = problems(check.stdout + check.stderr)
+        if check.returncode != 0 and not target_errors:
+            target_errors = [check.stdout + check.stderr]
+        errors += target_errors
+        warnings += target_warnings
+    return errors, warnings
 
 
 def main():
@@ -263,28 +336,38 @@ def main():
         position = arguments.index("--scratch-path")
         scratch = Path(arguments[position + 1]).resolve()
         del arguments[position : position + 2]
+    library_evolution = "--library-evolution" in arguments
+    arguments = [argument for argument in arguments if argument != "--library-evolution"]
     documents = [Path(argument).resolve() for argument in arguments] or DEFAULT_DOCUMENTS
     package = scratch / "doc-examples-package"
     targets, count = generate(documents, package)
     build = subprocess.run(
-        ["swift", "build", "--build-tests", "--package-path", str(package), "--scratch-path", str(scratch / "doc-examples")],
+        [
+            "swift", "build", "--build-tests", "--package-path", str(package), "--scratch-path", str(scratch / "doc-examples"),
+            # A module built for another target is in reach of every target otherwise: a document
+            # may import only the products its target depends on.
+            "--explicit-target-dependency-import-check", "error",
+        ],
         capture_output=True,
         text=True,
     )
     output = build.stdout + build.stderr
-    errors = list(dict.fromkeys(line for line in output.splitlines() if ": error:" in line))
+    errors, warnings = problems(output)
     if build.returncode != 0:
         print("\n".join(errors) if errors else output)
         sys.exit(f"the documentation's examples do not compile (generated package: {package})")
-    # Unused names are expected in examples; any other warning is worth a look.
-    warnings = [
-        line
-        for line in dict.fromkeys(output.splitlines())
-        if ": warning:" in line and ".md:" in line and not re.search(r"never (used|mutated)|unused", line)
-    ]
     if warnings:
         print("\n".join(warnings))
+        sys.exit(f"the documentation's examples compile with warnings (generated package: {package})")
     print(f"{count} examples in {len(targets)} documents compile")
+    if library_evolution:
+        errors, warnings = typecheck_with_library_evolution(package, targets)
+        if errors or warnings:
+            print("\n".join(errors + warnings))
+            sys.exit(
+                "the documentation's examples do not compile warning-free against the products built with "
+                f"library evolution, as a binary SDK's code does (generated package: {package})")
+        print("and type-check warning-free against the products built with library evolution")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Fails when the events-only SDK (Tests/AnalyticsSDK) or its tests (Tests/EventsOnlySDKTests) take
-# anything from the package but the events product, SDKEventBusCore, or use more of it than its
-# public API:
+# Fails when the events-only SDK (Tests/AnalyticsSDK) takes anything from the package but the events
+# product, SDKEventBusCore, or its tests (Tests/EventsOnlySDKTests) anything but the core and the
+# core's testing part, SDKEventBusCoreTesting, or either uses more of them than their public API:
 #
 # 1. the Swift files of each target import only SDKEventBusCore, Foundation, Dispatch and, in the
-#    tests, Testing and AnalyticsSDK;
-# 2. Package.swift gives each target only those of them that are the package's own targets;
+#    tests, SDKEventBusCoreTesting, Testing and AnalyticsSDK;
+# 2. Package.swift gives each target only those of them that are the package's own targets, and
+#    SDKEventBusCoreTesting depends on SDKEventBusCore alone;
 # 3. both build (`swift build --target EventsOnlySDKTests`), and type-check again as another
-#    package's code, without the package's name, so that no `package` declaration is in reach; as
-#    such code, app code that fires on the SDK's bus, or reaches the facade's emitter, is rejected.
+#    package's code, without the package's name, so that no `package` declaration is in reach, and
+#    with only the modules they may take in reach (SDKEventBusCore, SDKEventBusCoreTesting and the
+#    SDK), so that a module among them that needs another (the configuration half, the wire form,
+#    the built-in catalog, the app buses) fails to load; as such code, app code that fires on the
+#    SDK's bus, or reaches the facade's emitter, is rejected.
 #
 # Usage: Scripts/check-events-only.sh [--no-build | --self-test]
 set -euo pipefail
@@ -17,7 +21,7 @@ cd "$(dirname "$0")/.."
 sdk=Tests/AnalyticsSDK
 tests=Tests/EventsOnlySDKTests
 sdk_allowed='SDKEventBusCore Foundation Dispatch'
-tests_allowed='SDKEventBusCore AnalyticsSDK Foundation Testing Dispatch'
+tests_allowed='SDKEventBusCore SDKEventBusCoreTesting AnalyticsSDK Foundation Testing Dispatch'
 
 # The modules the Swift files under $1 import: `import M`, `@testable import M`,
 # `public import struct M.T`, ….
@@ -25,6 +29,32 @@ imports_of() {
     grep -rhoE --include='*.swift' \
         '^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?[A-Za-z_][A-Za-z0-9_]*' \
         "$1" | awk '{ print $NF }' | sort -u
+}
+
+# Reads `swift package dump-package` on stdin; prints each dependency of the events-only targets
+# that is not theirs to take, and fails if there is one.
+check_dependencies() {
+    python3 -c '
+import json, sys
+allowed = {
+    "AnalyticsSDK": {"SDKEventBusCore"},
+    "EventsOnlySDKTests": {"AnalyticsSDK", "SDKEventBusCore", "SDKEventBusCoreTesting"},
+    "SDKEventBusCoreTesting": {"SDKEventBusCore"},
+}
+targets = {target["name"]: target for target in json.load(sys.stdin)["targets"]}
+failed = False
+for name, permitted in allowed.items():
+    if name not in targets:
+        print(f"error: Package.swift has no target {name}")
+        failed = True
+        continue
+    for dependency in targets[name]["dependencies"]:
+        kind, value = next(iter(dependency.items()))
+        if kind == "product" or value[0] not in permitted:
+            print(f"error: {name} depends on {kind} {value[0]}; it may depend only on {sorted(permitted)}")
+            failed = True
+sys.exit(1 if failed else 0)
+'
 }
 
 status=0
@@ -52,6 +82,29 @@ if [[ "${1:-}" == "--self-test" ]]; then
         echo "self-test: a forbidden import passed"
         exit 1
     }
+    # The tests may take the core's testing part, never the whole testing library.
+    [[ "$(check_imports "$fixture" "$tests_allowed")" == *"imports SDKEventBusTesting"* ]] || {
+        echo "self-test: the tests' import of SDKEventBusTesting passed"
+        exit 1
+    }
+    manifest() { # the dependencies of EventsOnlySDKTests, then of SDKEventBusCoreTesting
+        printf '{"targets": [{"name": "AnalyticsSDK", "dependencies": [{"byName": ["SDKEventBusCore", null]}]},
+            {"name": "EventsOnlySDKTests", "dependencies": [%s]},
+            {"name": "SDKEventBusCoreTesting", "dependencies": [%s]}]}' "$1" "$2"
+    }
+    core='{"byName": ["SDKEventBusCore", null]}'
+    tests="{\"byName\": [\"AnalyticsSDK\", null]}, $core, {\"byName\": [\"SDKEventBusCoreTesting\", null]}"
+    manifest "$tests" "$core" | check_dependencies >/dev/null || {
+        echo "self-test: the allowed dependencies failed"
+        exit 1
+    }
+    for bad in "$(manifest "$tests, {\"byName\": [\"SDKEventBusTesting\", null]}" "$core")" \
+        "$(manifest "$tests" "$core, {\"byName\": [\"SDKEventBusConfig\", null]}")"; do
+        if echo "$bad" | check_dependencies >/dev/null; then
+            echo "self-test: a forbidden dependency passed: $bad"
+            exit 1
+        fi
+    done
     echo "self-test passed"
     exit 0
 fi
@@ -61,23 +114,7 @@ check_imports "$sdk" "$sdk_allowed"
 check_imports "$tests" "$tests_allowed"
 
 echo "Package.swift dependencies"
-swift package dump-package | python3 -c '
-import json, sys
-allowed = {"AnalyticsSDK": {"SDKEventBusCore"}, "EventsOnlySDKTests": {"AnalyticsSDK", "SDKEventBusCore"}}
-targets = {target["name"]: target for target in json.load(sys.stdin)["targets"]}
-failed = False
-for name, permitted in allowed.items():
-    if name not in targets:
-        print(f"error: Package.swift has no target {name}")
-        failed = True
-        continue
-    for dependency in targets[name]["dependencies"]:
-        kind, value = next(iter(dependency.items()))
-        if kind == "product" or value[0] not in permitted:
-            print(f"error: {name} depends on {kind} {value[0]}; it may depend only on {sorted(permitted)}")
-            failed = True
-sys.exit(1 if failed else 0)
-' || status=1
+swift package dump-package | check_dependencies || status=1
 
 if [[ "${1:-}" == "--no-build" || $status -ne 0 ]]; then exit $status; fi
 
@@ -86,9 +123,15 @@ swift build --target EventsOnlySDKTests >/dev/null || swift build --target Event
 bin=$(swift build --show-bin-path)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Only the modules an events-only SDK and its tests may take: one of them that imports another
+# module of the package does not load.
+mkdir "$work/modules"
+for module in SDKEventBusCore SDKEventBusCoreTesting AnalyticsSDK; do
+    cp -R "$bin/Modules/$module.swiftmodule" "$work/modules/"
+done
 # As another package compiles against the built modules: no -package-name.
 typecheck() {
-    swiftc -typecheck -parse-as-library -swift-version 6 -I "$bin/Modules" \
+    swiftc -typecheck -parse-as-library -swift-version 6 -I "$work/modules" \
         -Xcc "-fmodule-map-file=$bin/_SDKEventBusAtomics.build/module.modulemap" \
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
         -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature NonisolatedNonsendingByDefault \
@@ -121,5 +164,7 @@ for attempt in 'analytics.events.fire(QueueFlushedPayload(eventCount: 1))' 'anal
     fi
 done
 
-if [[ $status -eq 0 ]]; then echo "The events-only SDK takes SDKEventBusCore alone, through its public API"; fi
+if [[ $status -eq 0 ]]; then
+    echo "The events-only SDK takes SDKEventBusCore alone, and its tests SDKEventBusCoreTesting beside it, through their public API"
+fi
 exit $status

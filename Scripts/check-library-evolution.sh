@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus SDKEventBusTesting)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus SDKEventBusCoreTesting SDKEventBusTesting)
 scratch=.build/library-evolution
 work="$scratch/check"
 flags=(-c release --scratch-path "$scratch" -Xswiftc -enable-library-evolution -Xswiftc -emit-module-interface)

@@ -31,17 +31,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "Docs"
 MODULES = [
-    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus", "SDKEventBusTesting",
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus",
+    "SDKEventBusCoreTesting", "SDKEventBusTesting",
 ]
 # The modules whose types a module extends in its public API.
 EXTENDS = {
-    "SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig"},
+    "SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig", "SDKEventBusCoreTesting"},
     "SDKEventBus": {"SDKEventBusConfig"},
 }
 # Each guide, in the catalog of the module it documents.
 GUIDES = {
     "GettingStarted": "SDKEventBusCore",
     "EmbeddingInYourSDK": "SDKEventBusCore",
+    "EventsOnlySDK": "SDKEventBusCore",
     "DefiningYourCatalog": "SDKEventBusCore",
     "Subscriptions": "SDKEventBusCore",
     "DeliveryContexts": "SDKEventBusCore",

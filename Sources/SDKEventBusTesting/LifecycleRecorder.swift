@@ -1,5 +1,6 @@
 public import Foundation
 public import SDKEventBusConfig
+import SDKEventBusCoreTesting
 
 /// Records a configuration lifecycle's diagnostics, so that a test awaits a step — a rejected body,
 /// a scheduled refresh — instead of sleeping: many steps fire no event to wait for.
@@ -13,8 +14,9 @@ public import SDKEventBusConfig
 /// let failure = try await steps.next { $0.failure != nil }
 /// ```
 ///
-/// Works with Swift Testing and XCTest alike: a failed wait throws ``WaitTimeoutError``. Matching
-/// closures run outside the recorder's lock, so they may read the recorder.
+/// Works with Swift Testing and XCTest alike: a failed wait throws
+/// ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError``. Matching closures run outside the recorder's lock, so
+/// they may read the recorder.
 public final class LifecycleRecorder: Sendable {
     private let log = RecordingLog<LifecycleDiagnostic>()
     /// The steps before this index were returned by `next`, or recorded before one it returned.
@@ -45,7 +47,7 @@ public final class LifecycleRecorder: Sendable {
     ///   - expectation: What the test waits for, in words, for the failure message.
     ///   - timeout: How long to wait at most, in seconds of real time.
     ///   - matches: Which steps count; it runs outside the recorder's lock.
-    /// - Throws: ``WaitTimeoutError``; `CancellationError`.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError``; `CancellationError`.
     public func wait(
         for count: Int = 1,
         _ expectation: String = "a matching step",
@@ -75,7 +77,7 @@ public final class LifecycleRecorder: Sendable {
     ///   - timeout: How long to wait at most, in seconds of real time.
     ///   - matches: Which step; it runs outside the recorder's lock.
     /// - Returns: The step.
-    /// - Throws: ``WaitTimeoutError``; `CancellationError`.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError``; `CancellationError`.
     @discardableResult
     public func next(
         _ expectation: String = "a matching step",

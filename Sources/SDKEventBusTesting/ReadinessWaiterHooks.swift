@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Testing) public import SDKEventBusConfig
+import SDKEventBusCoreTesting
 
 extension CatalogConfigStore {
     /// Returns once at least `count` callers are suspended in ``/SDKEventBusConfig/CatalogConfigStore/waitForReady(timeout:clock:)``,
@@ -15,8 +16,8 @@ extension CatalogConfigStore {
     /// - Parameters:
     ///   - count: How many suspended waiters to wait for.
     ///   - timeout: How long to wait at most, in seconds of real time.
-    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when fewer are suspended when the bound
+    ///   passes; `CancellationError` when the task is cancelled first.
     public nonisolated func waitForReadyWaiters(
         _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
@@ -33,8 +34,8 @@ extension CatalogClient {
     /// - Parameters:
     ///   - count: How many suspended callers to wait for.
     ///   - timeout: How long to wait at most, in seconds of real time.
-    /// - Throws: ``WaitTimeoutError`` when fewer are suspended when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when fewer are suspended when the bound
+    ///   passes; `CancellationError` when the task is cancelled first.
     public func waitForReadyWaiters(
         _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {
@@ -62,8 +63,8 @@ private final class ReadinessWaiterWatch: ReadinessGateWatcher {
     ///   - count: How many suspended callers to wait for.
     ///   - timeout: How long to wait at most, in seconds of real time.
     ///   - read: Reads the waiters now, for the check after registering and the timeout's message.
-    /// - Throws: ``WaitTimeoutError`` when fewer wait when the bound passes; `CancellationError`
-    ///   when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when fewer wait when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
     func wait(
         for count: Int, within timeout: TimeInterval, reading read: @escaping @Sendable () -> ReadinessWaiters
     ) async throws {

@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Testing) public import SDKEventBusConfig
+import SDKEventBusCoreTesting
 
 /// A fetch service that plays a script of outcomes, so tests and demos can drive any lifecycle
 /// deterministically, for any configuration type.
@@ -116,8 +117,8 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
     /// - Parameters:
     ///   - count: How many fetches to wait for, counting those already started.
     ///   - timeout: How long to wait at most, in seconds of real time.
-    /// - Throws: ``WaitTimeoutError`` when fewer have started when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when fewer have started when the bound
+    ///   passes; `CancellationError` when the task is cancelled first.
     public func waitForFetches(_ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout)
         async throws
     {
@@ -135,8 +136,8 @@ public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetch
     /// - Parameters:
     ///   - count: How many fetches to wait for, counting those already ended.
     ///   - timeout: How long to wait at most, in seconds of real time.
-    /// - Throws: ``WaitTimeoutError`` when fewer have ended when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when fewer have ended when the bound
+    ///   passes; `CancellationError` when the task is cancelled first.
     public func waitForFinishedFetches(
         _ count: Int, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout
     ) async throws {

@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(Testing) public import SDKEventBusConfig
+import SDKEventBusCoreTesting
 
 /// A clock that moves only when a test advances it, so that backoff, refreshes, deadlines and
 /// timeouts run instantly and deterministically.
@@ -28,8 +29,9 @@ public import Foundation
 /// wakes with `CancellationError` and is forgotten, whenever the cancellation lands.
 ///
 /// Every wait (``waitForSleepers(_:within:)``, ``timeUntilNextDeadline(within:)``,
-/// ``advanceToNextDeadline(within:)``) is bounded in real time and throws ``WaitTimeoutError`` saying
-/// how many tasks it saw sleeping, so a test whose code never sleeps fails instead of hanging.
+/// ``advanceToNextDeadline(within:)``) is bounded in real time and throws
+/// ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` saying how many tasks it saw sleeping, so a test whose
+/// code never sleeps fails instead of hanging.
 public final class TestClock: Sendable {
     private struct Sleeper {
         let deadline: UInt64
@@ -123,8 +125,8 @@ public final class TestClock: Sendable {
     ///   - count: How many sleepers to wait for.
     ///   - timeout: How long to wait at most, in seconds of real time: the clock itself moves only
     ///     when the test advances it, which the test cannot do while it waits here.
-    /// - Throws: ``WaitTimeoutError`` when fewer tasks sleep when the bound passes;
-    ///   `CancellationError` when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when fewer tasks sleep when the bound
+    ///   passes; `CancellationError` when the task is cancelled first.
     public func waitForSleepers(_ count: Int = 1, within timeout: TimeInterval = WaitTimeoutError.defaultTimeout)
         async throws
     {
@@ -143,8 +145,8 @@ public final class TestClock: Sendable {
     ///
     /// - Parameter timeout: How long to wait for a sleeper at most, in seconds of real time.
     /// - Returns: The time from now to the earliest deadline, in seconds.
-    /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
-    ///   when the task is cancelled first.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when no task sleeps when the bound passes;
+    ///   `CancellationError` when the task is cancelled first.
     public func timeUntilNextDeadline(within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
         -> TimeInterval
     {
@@ -156,8 +158,8 @@ public final class TestClock: Sendable {
     ///
     /// - Parameter timeout: How long to wait for a sleeper at most, in seconds of real time.
     /// - Returns: How far time moved, in seconds.
-    /// - Throws: ``WaitTimeoutError`` when no task sleeps when the bound passes; `CancellationError`
-    ///   when the task is cancelled first. The clock does not move then.
+    /// - Throws: ``/documentation/SDKEventBusCoreTesting/WaitTimeoutError`` when no task sleeps when the bound passes;
+    ///   `CancellationError` when the task is cancelled first. The clock does not move then.
     @discardableResult
     public func advanceToNextDeadline(within timeout: TimeInterval = WaitTimeoutError.defaultTimeout) async throws
         -> TimeInterval

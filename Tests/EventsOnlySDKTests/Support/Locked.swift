@@ -1,7 +1,7 @@
 import Foundation
 
-/// A value that callbacks and uploaders on any thread record into: these tests take nothing from the
-/// testing library, so they keep their own.
+/// A value that callbacks and uploaders on any thread record into: the core's testing part records
+/// a bus's events (`EventRecorder`), not what a test's own callbacks and uploaders see.
 // @unchecked: `stored` is read and written only under `lock`.
 final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()

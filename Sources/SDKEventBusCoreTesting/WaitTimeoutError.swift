@@ -1,14 +1,15 @@
 public import Foundation
-import SDKEventBusConfig
 
 /// A test hook's wait that ended before what it waited for happened: what it waited for, how long,
 /// and what it saw by then.
 ///
-/// Every wait the package offers tests throws it when its bound passes: the scripted fetch
-/// service's ``ScriptedConfigFetchService/waitForFetches(_:within:)``, the client's and the store's
-/// `CatalogClient.waitForReadyWaiters(_:within:)`, and in `SDKEventBusTesting` the test clock's
-/// `waitForSleepers`, `nextDeadline` and `advanceToNextDeadline` and the recorders' `next`,
-/// `waitUntil` and `wait`. A test that would otherwise hang fails with a sentence instead:
+/// Every wait the package offers tests throws it when its bound passes: here, the event recorder's
+/// ``EventRecorder/next(_:within:)``, ``EventRecorder/waitUntil(_:within:_:)`` and
+/// ``EventRecorder/waitForCount(_:within:)``; in `SDKEventBusTesting`, which re-exports this module,
+/// the scripted fetch service's `waitForFetches`, the client's and the store's
+/// `waitForReadyWaiters`, the test clock's `waitForSleepers`, `timeUntilNextDeadline` and
+/// `advanceToNextDeadline`, and the lifecycle recorder's `next` and `wait`. A test that would
+/// otherwise hang fails with a sentence instead:
 ///
 /// ```
 /// waited 30.0 seconds for 2 fetch(es) to start; saw 1

@@ -1,5 +1,5 @@
 public import Foundation
-public import SDKEventBusConfig
+public import SDKEventBusCore
 
 /// Records what a bus delivers, so that a test awaits events instead of sleeping or polling.
 ///

@@ -1,5 +1,5 @@
-import Foundation
-import SDKEventBusConfig
+package import Foundation
+import SDKEventBusCore
 
 /// What a recorder keeps: what it recorded, in order, and the tests waiting for a condition on it.
 ///
@@ -7,9 +7,11 @@ import SDKEventBusConfig
 /// recorder that calls it. Each condition is checked when its wait starts and then on every record
 /// made after that, against everything recorded up to that record, so a condition that holds for
 /// a moment only is still seen.
-final class RecordingLog<Element: Sendable>: Sendable {
+///
+/// `package`: the lifecycle recorder of `SDKEventBusTesting` keeps its steps in one too.
+package final class RecordingLog<Element: Sendable>: Sendable {
     /// A condition on everything recorded so far.
-    typealias Condition = @Sendable ([Element]) -> Bool
+    package typealias Condition = @Sendable ([Element]) -> Bool
 
     private struct State {
         var elements: [Element] = []
@@ -26,17 +28,20 @@ final class RecordingLog<Element: Sendable>: Sendable {
 
     private let state = LockedValue(State())
 
+    /// Creates an empty log.
+    package init() {}
+
     /// Everything recorded so far, in order.
-    var elements: [Element] { state.withLock { $0.elements } }
+    package var elements: [Element] { state.withLock { $0.elements } }
 
     /// How many elements were recorded.
-    var count: Int { state.withLock { $0.elements.count } }
+    package var count: Int { state.withLock { $0.elements.count } }
 
     /// How many waits are in progress: the bookkeeping tests check stays bounded.
-    var waiterCount: Int { state.withLock { $0.waiters.count } }
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// Records `element`, then resumes the waiters whose condition now holds.
-    func append(_ element: Element) {
+    package func append(_ element: Element) {
         let (elements, waiting) = state.withLock { state in
             state.elements.append(element)
             return (state.elements, state.waiters.waiting)
@@ -49,7 +54,7 @@ final class RecordingLog<Element: Sendable>: Sendable {
 
     /// Runs `body` with everything recorded so far, under the lock: for the recorder's own
     /// bookkeeping, never for a test's closure.
-    func withElements<Result>(_ body: (inout [Element]) -> Result) -> Result {
+    package func withElements<Result>(_ body: (inout [Element]) -> Result) -> Result {
         state.withLock { body(&$0.elements) }
     }
 
@@ -61,7 +66,7 @@ final class RecordingLog<Element: Sendable>: Sendable {
     ///   - timeoutError: The error for a wait whose bound passed, from what was recorded by then;
     ///     runs outside the lock, so the elements' descriptions may read the recorder.
     /// - Throws: `timeoutError`'s error; `CancellationError`.
-    func wait(
+    package func wait(
         until condition: @escaping Condition,
         within timeout: TimeInterval,
         timeoutError: @escaping @Sendable ([Element]) -> WaitTimeoutError
@@ -108,7 +113,7 @@ final class RecordingLog<Element: Sendable>: Sendable {
 
 extension WaitTimeoutError {
     /// What a recorder saw: how many it recorded, and the last few.
-    static func recorded<Element>(_ elements: [Element], noun: String, separator: String = ", ") -> String {
+    package static func recorded<Element>(_ elements: [Element], noun: String, separator: String = ", ") -> String {
         guard !elements.isEmpty else { return "no \(noun)" }
         let shown = elements.suffix(20).map { "\($0)" }.joined(separator: separator)
         return elements.count > 20

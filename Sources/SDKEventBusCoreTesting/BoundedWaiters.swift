@@ -1,5 +1,4 @@
-import Foundation
-@_spi(Testing) import SDKEventBusConfig
+package import Foundation
 
 /// The waiters of a test hook (`waitForFetches`, `waitForSleepers`, a recorder's `waitUntil`…):
 /// each is resumed exactly once, by its condition, its bound or its task's cancellation, whichever
@@ -9,9 +8,12 @@ import Foundation
 /// registers a waiter in one step; the owner resumes what it takes after releasing the lock. An
 /// entry lives from ``makeID()`` until its waiter is resumed, so nothing accumulates however waits
 /// end. ``boundedWait(within:register:end:)`` drives one wait.
-struct BoundedWaiters<Condition: Sendable>: Sendable {
+///
+/// `package`: the configuration's doubles in `SDKEventBusTesting` (the test clock, the scripted fetch
+/// service, the readiness hooks) keep their waiters here too.
+package struct BoundedWaiters<Condition: Sendable>: Sendable {
     /// What a waiter suspends on.
-    typealias Continuation = CheckedContinuation<Void, any Error>
+    package typealias Continuation = CheckedContinuation<Void, any Error>
 
     private enum Entry {
         /// The id is handed out; the waiter has not registered yet.
@@ -26,14 +28,14 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     private var nextID: UInt64 = 0
 
     /// Creates an empty set.
-    init() {}
+    package init() {}
 
     /// How many waiters are registering or suspended: the bookkeeping tests check stays bounded.
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The suspended waiters and their conditions, for an owner that must check conditions outside
     /// its lock because they are the caller's code.
-    var waiting: [(id: UInt64, condition: Condition)] {
+    package var waiting: [(id: UInt64, condition: Condition)] {
         entries.compactMap { id, entry in
             guard case .waiting(let condition, _) = entry else { return nil }
             return (id, condition)
@@ -41,7 +43,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     }
 
     /// Hands out the id of a new waiter, which then either registers or is discarded.
-    mutating func makeID() -> UInt64 {
+    package mutating func makeID() -> UInt64 {
         defer { nextID += 1 }
         entries[nextID] = .registering
         return nextID
@@ -51,7 +53,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     ///
     /// - Returns: The error to resume `continuation` with at once, when the bound passed or the task
     ///   was cancelled before the waiter registered; `nil` once it is suspended.
-    mutating func register(
+    package mutating func register(
         _ id: UInt64, _ condition: Condition, _ continuation: Continuation
     ) -> (any Error)? {
         if case .ended(let error) = entries[id] {
@@ -63,7 +65,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     }
 
     /// Forgets waiter `id`, whose condition held when it came to register.
-    mutating func discard(_ id: UInt64) {
+    package mutating func discard(_ id: UInt64) {
         entries[id] = nil
     }
 
@@ -71,7 +73,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     ///
     /// - Returns: Its continuation, to resume with `error`, if it was suspended; `nil` when it has not
     ///   registered yet (its registration then fails with `error`) or was resumed already.
-    mutating func end(_ id: UInt64, with error: any Error) -> Continuation? {
+    package mutating func end(_ id: UInt64, with error: any Error) -> Continuation? {
         switch entries[id] {
         case .registering:
             entries[id] = .ended(error)
@@ -89,7 +91,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     /// - Parameter holds: Checks a condition; it runs under the owner's lock, so it must be the
     ///   owner's own code, never the caller's.
     /// - Returns: The continuations to resume.
-    mutating func takeAll(where holds: (Condition) -> Bool) -> [Continuation] {
+    package mutating func takeAll(where holds: (Condition) -> Bool) -> [Continuation] {
         var taken: [Continuation] = []
         for (id, entry) in entries {
             guard case .waiting(let condition, let continuation) = entry, holds(condition) else { continue }
@@ -103,7 +105,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
     ///
     /// - Parameter ids: Waiters whose condition was found to hold outside the lock.
     /// - Returns: The continuations to resume.
-    mutating func take(_ ids: some Sequence<UInt64>) -> [Continuation] {
+    package mutating func take(_ ids: some Sequence<UInt64>) -> [Continuation] {
         ids.compactMap { id in
             guard case .waiting(_, let continuation) = entries[id] else { return nil }
             entries[id] = nil
@@ -128,7 +130,7 @@ struct BoundedWaiters<Condition: Sendable>: Sendable {
 ///     `CancellationError`: under the owner's lock, ``BoundedWaiters/end(_:with:)`` and, after it,
 ///     resuming what it returns. Called at most twice, from any thread.
 /// - Throws: What the continuation is resumed with.
-func boundedWait(
+package func boundedWait(
     within timeout: TimeInterval,
     register: (CheckedContinuation<Void, any Error>) -> Void,
     end: @escaping @Sendable (_ timedOut: Bool) -> Void
@@ -136,7 +138,7 @@ func boundedWait(
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
             // Cancelled when the wait ends first, or with the waiting task.
-            guard (try? await SystemTimerClock().sleep(for: timeout)) != nil else { return }
+            guard (try? await sleepInRealTime(for: timeout)) != nil else { return }
             end(true)
         }
         defer { group.cancelAll() }
@@ -146,4 +148,15 @@ func boundedWait(
             end(false)
         }
     }
+}
+
+/// Suspends for `interval` of real time, as the bound of a wait: the core's testing part takes no
+/// clock of the configuration product's.
+///
+/// - Parameter interval: How long, in seconds: none for a negative interval or NaN, and as long as
+///   can be counted (centuries) for one too long to count.
+/// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
+private func sleepInRealTime(for interval: TimeInterval) async throws {
+    let nanoseconds = interval * 1e9
+    try await Task.sleep(nanoseconds: nanoseconds > 0 ? (nanoseconds < 1.8e19 ? UInt64(nanoseconds) : .max) : 0)
 }

@@ -1,5 +1,5 @@
-import Foundation
-import SDKEventBusConfig
+package import Foundation
+package import SDKEventBusCore
 
 /// A bounded wait for a test hook whose waiters, a ``BoundedWaiters``, live in the locked value.
 extension LockedValue {
@@ -18,7 +18,7 @@ extension LockedValue {
     ///     runs outside the lock.
     /// - Throws: `timeoutError`'s error when the bound passes first; `CancellationError` when the
     ///   task is cancelled first.
-    func wait<Condition: Sendable>(
+    package func wait<Condition: Sendable>(
         on waiters: any WritableKeyPath<Value, BoundedWaiters<Condition>> & Sendable,
         for condition: Condition,
         within timeout: TimeInterval,
