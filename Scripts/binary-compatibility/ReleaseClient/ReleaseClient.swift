@@ -32,6 +32,7 @@ public enum ReleaseChecks {
             ("the frozen SystemEvent", frozenSystemEvent),
             ("a catalog of the client's own", ownCatalog),
             ("delivery contexts and handles", contextsAndHandles),
+            ("off while a pass calls the listener", offDuringPass),
             ("event sequences and shutdown", sequencesAndShutdown),
             ("wire form", { await wireForm($0, fixtures: fixtures) }),
             ("store and readiness", storeAndReadiness),
@@ -288,6 +289,41 @@ public enum ReleaseChecks {
         findings.check(inSet.values == ["A-1", "total 7"], "removeAll() ended the set's subscriptions")
         findings.check(sdk.listenerCount(for: .itemAdded) == 0, "no listener is left")
         withExtendedLifetime(owner) {}
+    }
+
+    /// The inlined `off` of a listener whose callback a pass is running on another thread: it ends the
+    /// subscription with the first entry, waits with the second, and returns once the callback has.
+    @MainActor
+    static func offDuringPass(_ findings: Findings) async {
+        let (bus, emitter) = CatalogBus<CartEvent>.makeBus()
+        let inCallback = Signal()
+        let release = DispatchSemaphore(value: 0)
+        let steps = Recorder<String>()
+        let token = bus.on(.itemAdded, delivery: .immediate) { payload in
+            guard case .itemAdded(let item) = payload else { return }
+            steps.append("called for \(item.sku)")
+            inCallback.give()
+            if item.sku == "A-1" { release.wait() }
+            steps.append("returned")
+        }
+        let fired = Signal()
+        let thread = Thread {
+            emitter.fire(ItemAddedPayload(sku: "A-1", quantity: 1))
+            fired.give()
+        }
+        thread.start()
+        await inCallback.wait()
+        // The firing thread is inside the callback. This job runs once the main actor is free: when
+        // `off` below waits for the pass (or, were `off` not to wait, after it returned).
+        Task { @MainActor in release.signal() }
+        await bus.off(token)
+        steps.append("off returned")
+        await fired.wait()
+        emitter.fire(ItemAddedPayload(sku: "B-2", quantity: 1))
+        await bus.flush()
+        findings.check(
+            steps.values == ["called for A-1", "returned", "off returned"],
+            "off returned once the running callback had, and nothing after: \(steps.values)")
     }
 
     /// `stream(…)` across the boundary, and the emitter's `shutdown()`, which finishes it.
