@@ -34,8 +34,10 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     let status = StatusRecorder()
     /// Every decision: the shell below only performs what it returns.
     let control: LockedValue<Machine>
-    /// The one timer the machine arms: its generation and task. A timer is never awaited, so a
-    /// clock that ignores cancellation keeps only its own sleeper, never the lifecycle.
+    /// The one timer the machine arms: its generation and task.
+    ///
+    /// A timer is never awaited, so a clock that ignores cancellation keeps only its own sleeper,
+    /// never the lifecycle.
     private let timer = LockedValue<(generation: UInt64, task: Task<Void, Never>?)>((0, nil))
     /// The degraded deadline's task, until readiness is decided.
     private let degradedDeadline = LockedValue<Task<Void, Never>?>(nil)
@@ -215,6 +217,7 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     }
 
     /// Arms the timer: a task that sleeps until `deadline` and tells the machine, never awaited.
+    ///
     /// Actions performed on two threads may arrive out of order: the latest generation wins, and a
     /// timer of an earlier one is cancelled at once.
     private func setTimer(_ generation: UInt64, deadline: UInt64) {
@@ -274,9 +277,10 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         return wake == .fetch
     }
 
-    /// Starts the degraded deadline, when the readiness policy has one: a task of its own, which
-    /// ends as soon as readiness is decided (a sleeper left on the clock would be the next deadline
-    /// a test sees) and never outlives the run. No pause holds it.
+    /// Starts the degraded deadline, when the readiness policy has one.
+    ///
+    /// A task of its own, which ends as soon as readiness is decided (a sleeper left on the clock
+    /// would be the next deadline a test sees) and never outlives the run. No pause holds it.
     private func startDegradedDeadline() {
         guard case .degraded(let timeout?) = configuration.readinessPolicy.kind, !store.isDecided else { return }
         let (store, clock) = (self.store, configuration.timer)

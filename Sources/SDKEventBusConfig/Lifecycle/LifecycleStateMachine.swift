@@ -242,6 +242,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     ///   - isReady: Whether the store is ready (a degraded start included).
     ///   - isDecided: Whether readiness is decided.
     ///   - now: The time.
+    /// - Returns: The actions that follow.
     mutating func startingConfigsApplied(isReady: Bool, isDecided: Bool, now: Nanoseconds) -> [Action] {
         guard phase == .starting else { return [] }
         phase = .running
@@ -257,6 +258,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// Stops for good: the loop, the timer and every caller waiting for a fetch.
     ///
     /// - Parameter reason: Why; `nil` for shutdown. The first reason given stays.
+    /// - Returns: The actions that follow.
     mutating func stop(because reason: (any Error)?) -> [Action] {
         guard phase != .stopped else { return [] }
         phase = .stopped
@@ -308,6 +310,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// - Parameters:
     ///   - change: What the store did with the configuration.
     ///   - now: The time.
+    /// - Returns: The actions that follow.
     mutating func fetchSucceeded(_ change: ConfigChange, now: Nanoseconds) -> [Action] {
         guard let number = endFetch(now: now) else { return [] }
         failures = 0
@@ -319,13 +322,16 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         return actions + evaluate(now: now)
     }
 
-    /// The fetch failed: schedules the retry and reports it. The callers waiting for the fetch resume
-    /// at ``fetchFailedEnded(_:now:)``, after the shell resolved a degraded start.
+    /// The fetch failed: schedules the retry and reports it.
+    ///
+    /// The callers waiting for the fetch resume at ``fetchFailedEnded(_:now:)``, after the shell
+    /// resolved a degraded start.
     ///
     /// - Parameters:
     ///   - error: The fetch's error.
     ///   - random: A number in `0..<1` that picks the jitter.
     ///   - now: The time.
+    /// - Returns: The actions that follow.
     mutating func fetchFailed(_ error: any Error, random: Double, now: Nanoseconds) -> [Action] {
         guard case .inFlight(let number) = fetch else { return [] }
         fetch = .applying(number)
@@ -395,8 +401,10 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         configTime.age(at: now).map { $0 == .max ? .infinity : TimeUnits.seconds(inNanoseconds: $0) }
     }
 
-    /// Asks for a fetch when the configuration is older than its time to live: a read of it, or the
-    /// app coming to the foreground. Requests coalesce and wait for the schedule.
+    /// Asks for a fetch when the configuration is older than its time to live.
+    ///
+    /// A read of it, or the app coming to the foreground. Requests coalesce and wait for the
+    /// schedule.
     mutating func requestIfStale(_ reason: LifecycleDiagnostic.RefreshReason, now: Nanoseconds) -> [Action] {
         guard let timeToLive = settings.timeToLive, phase == .running, let age = configAge(now: now) else { return [] }
         guard age >= timeToLive else {

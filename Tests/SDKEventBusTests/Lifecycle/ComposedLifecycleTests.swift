@@ -239,8 +239,9 @@ import Testing
     }
 }
 
-/// An SDK's own clock as SDKs write it for iOS 13 (`DispatchQueue.asyncAfter` and a continuation):
-/// its sleep returns only when its deadline comes, cancelled or not. Here on a test clock.
+/// An SDK's own clock as SDKs write it for iOS 13, with `DispatchQueue.asyncAfter` and a continuation.
+///
+/// Its sleep returns only when its deadline comes, cancelled or not. Here on a test clock.
 struct CancellationIgnoringClock: LifecycleClock {
     let base: TestClock
 
