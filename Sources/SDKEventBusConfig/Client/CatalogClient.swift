@@ -31,6 +31,8 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     let lifecycle: ConfigLifecycle<Catalog>
     var store: CatalogConfigStore<Catalog> { lifecycle.store }
     private let emitter: CatalogEmitter<Catalog>
+    /// Whether the client made its store: only then does dropping the client end it.
+    private let ownsStore: Bool
     private let task: Task<Void, Never>
     private let statusPublisher: StatusPublisher
 
@@ -43,10 +45,9 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
         configuration: LifecycleConfiguration<Catalog.Config> = LifecycleConfiguration(),
         fetchService: some ConfigFetching<Catalog.Config>
     ) {
-        self.init(
-            store: CatalogConfigStore(emitter: CatalogBus<Catalog>.makeBus().emitter),
-            configuration: configuration,
-            fetchService: fetchService)
+        let store = CatalogConfigStore(emitter: CatalogBus<Catalog>.makeBus().emitter)
+        let lifecycle = ConfigLifecycle(store: store, fetchService: fetchService, configuration: configuration)
+        self.init(lifecycle: lifecycle, emitter: store.emitter, ownsStore: true)
     }
 
     /// Creates a client, starts loading its configuration, and hands the SDK author the capability
@@ -68,11 +69,9 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
         fetchService: some ConfigFetching<Catalog.Config>
     ) -> (client: CatalogClient, emitter: CatalogEmitter<Catalog>) {
         let emitter = CatalogBus<Catalog>.makeBus().emitter
-        return (
-            CatalogClient(
-                store: CatalogConfigStore(emitter: emitter), configuration: configuration, fetchService: fetchService),
-            emitter
-        )
+        let lifecycle = ConfigLifecycle(
+            store: CatalogConfigStore(emitter: emitter), fetchService: fetchService, configuration: configuration)
+        return (CatalogClient(lifecycle: lifecycle, emitter: emitter, ownsStore: true), emitter)
     }
 
     /// Creates a client that fetches with the SDK's own function, starts loading its
@@ -124,8 +123,11 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// For an SDK that also sets configurations it receives another way (pushed, say), or that needs
     /// its emitter before the client exists (to fire its own error event from the lifecycle's
     /// diagnostics, say), and still hands app code the client. The client announces on the bus of
-    /// the store's emitter, so a client can never be given a bus and the emitter of another, and
-    /// its ``shutdown(timeout:)`` shuts the store down.
+    /// the store's emitter, so a client can never be given a bus and the emitter of another. Its
+    /// ``shutdown(timeout:)`` shuts the store down; dropping the client only stops its lifecycle, and
+    /// leaves the store as it is (ready, readable, taking the SDK's configurations), so that an SDK
+    /// can replace its refresher. A configuration the SDK sets ages from its `fetchedAt`, as a
+    /// fetched one does, for ``LifecycleConfiguration/timeToLive``.
     ///
     /// ```swift
     /// let (_, emitter) = CatalogBus<FlagEvent>.makeBus()
@@ -150,12 +152,13 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
         fetchService: some ConfigFetching<Catalog.Config>
     ) {
         let lifecycle = ConfigLifecycle(store: store, fetchService: fetchService, configuration: configuration)
-        self.init(lifecycle: lifecycle, emitter: store.emitter)
+        self.init(lifecycle: lifecycle, emitter: store.emitter, ownsStore: false)
     }
 
-    private init(lifecycle: ConfigLifecycle<Catalog>, emitter: CatalogEmitter<Catalog>) {
+    private init(lifecycle: ConfigLifecycle<Catalog>, emitter: CatalogEmitter<Catalog>, ownsStore: Bool) {
         self.bus = emitter.bus
         self.emitter = emitter
+        self.ownsStore = ownsStore
         self.lifecycle = lifecycle
         let statusPublisher = StatusPublisher { [weak lifecycle] in
             lifecycle?.currentStatus ?? SDKStatus(isReady: false, isShutDown: true, consecutiveFailures: 0)
@@ -167,7 +170,9 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
 
     deinit {
         task.cancel()
-        store.shutdown()
+        // Only the side that made the store ends it: a store the SDK keeps stays as it is, ready
+        // and readable, for the SDK and for a client that replaces this one.
+        if ownsStore { store.shutdown() }
     }
 
     // MARK: Readiness
@@ -202,8 +207,11 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
 
     /// The configuration in effect, or `nil` before the first one.
     ///
-    /// Reading it when the configuration is older than ``LifecycleConfiguration/timeToLive``
-    /// starts a refresh in the background.
+    /// Reading it is never a network request. When the configuration is older than
+    /// ``LifecycleConfiguration/timeToLive`` a read *requests* a refresh: requests coalesce into one
+    /// fetch, which runs when the schedule allows (not during a backoff, not while refreshing is
+    /// paused, not sooner than 100 ms after the previous fetch), so reading it on every flag
+    /// evaluation costs a lock and a clock reading, and never hammers the server.
     public var config: Catalog.Config? {
         lifecycle.refreshIfStale()
         return store.config
@@ -229,9 +237,15 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
 
     /// Fetches the configuration now, or joins the fetch already in flight.
     ///
+    /// It always runs and returns: paused or not, in low power mode, during a backoff, and before the
+    /// lifecycle's first fetch (with ``LifecycleConfiguration/fetchesOnStart`` `false` too). It
+    /// returns as soon as its fetch ends, whatever the clock does.
+    ///
     /// - Returns: What the store did with the configuration.
-    /// - Throws: The fetch's error, `CancellationError`, or ``ReadinessError`` with code
-    ///   ``ReadinessError/shutDown`` after ``shutdown(timeout:)``.
+    /// - Throws: The fetch's error; `CancellationError` when the calling task is cancelled (the
+    ///   fetch goes on) or after ``stopFetching()``; the error that ended readiness; ``ReadinessError``
+    ///   with code ``ReadinessError/shutDown`` after ``shutdown(timeout:)``, or once the client is
+    ///   gone.
     @discardableResult
     public func refreshNow() async throws -> ConfigChange {
         try await lifecycle.refreshNow()

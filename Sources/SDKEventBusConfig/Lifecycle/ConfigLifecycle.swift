@@ -32,11 +32,18 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
 
     private let service: any ConfigFetching<Config>
     let status = StatusRecorder()
-    let control = LockedValue(Machine())
-    /// When the lifecycle started, on its clock (nanoseconds); set when it starts.
-    private let startedAt = LockedValue<UInt64?>(nil)
+    /// Every decision: the shell below only performs what it returns.
+    let control: LockedValue<Machine>
+    /// The one timer the machine arms: its generation and task.
+    ///
+    /// A timer is never awaited, so a clock that ignores cancellation keeps only its own sleeper,
+    /// never the lifecycle.
+    private let timer = LockedValue<(generation: UInt64, task: Task<Void, Never>?)>((0, nil))
     /// The degraded deadline's task, until readiness is decided.
     private let degradedDeadline = LockedValue<Task<Void, Never>?>(nil)
+    /// The app-lifecycle notifications the lifecycle observes on
+    /// ``LifecycleConfiguration/notificationCenter``: the platform's (tests pass another table).
+    private let triggers: [AppLifecycleTrigger]
     /// Called after every step, for the client's observable status.
     let statusChanged = LockedValue<(@Sendable () -> Void)?>(nil)
     /// The calls in flight that cancellation abandoned, for the client's shutdown report.
@@ -48,15 +55,22 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///   - store: The store to fill.
     ///   - fetchService: Where the configuration comes from.
     ///   - configuration: How to load, refresh and become ready.
+    ///   - triggers: The notifications to observe: the platform's.
     init(
         store: CatalogConfigStore<Catalog>,
         fetchService: some ConfigFetching<Config>,
-        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration()
+        configuration: LifecycleConfiguration<Config> = LifecycleConfiguration(),
+        triggers: [AppLifecycleTrigger] = AppLifecycleTrigger.platform
     ) {
         self.store = store
+        self.triggers = triggers
         self.service = fetchService
         self.configuration = configuration
+        self.control = LockedValue(Machine(settings: Machine.Settings(configuration)))
     }
+
+    /// The time on the lifecycle's clock, in nanoseconds.
+    private var now: UInt64 { configuration.timer.nanoseconds }
 
     // MARK: Running
 
@@ -64,41 +78,56 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///
     /// Without a refresh interval it fetches until the first success, then only on demand. Calling
     /// it a second time returns at once. Cancelling the task returns promptly, whatever the fetch
-    /// service and the cache do: a call in flight is abandoned and its result discarded.
+    /// service, the cache and the clock do: a call in flight is abandoned and its result discarded,
+    /// and no timer is waited for.
     @concurrent
     func run() async {
         guard control.withLock({ $0.start() }) else { return }
-        // The app's foreground and low-power notifications, where the platform has them, for as
-        // long as the lifecycle runs: an SDK that runs its own lifecycle gets them too.
-        let observers = AppLifecycleObservers { [weak self] event in self?.handle(event) }
-        await run(on: configuration.timer)
+        // The app's foreground and low-power notifications, where the platform has them and the
+        // SDK did not turn them off, for as long as the lifecycle runs.
+        let observers = configuration.notificationCenter.map { center in
+            AppLifecycleObservers(center: center, triggers: triggers) { [weak self] event in self?.handle(event) }
+        }
+        // The store tells of every configuration, whoever sets it, and of readiness decided.
+        let observation = store.observe { [weak self] change in self?.storeChanged(change) }
+        startDegradedDeadline()
+        var memory = Memory(cached: await applyStartingConfigs())
+        let (isReady, isDecided) = (store.isReady, store.isDecided)
+        // A configuration the store held before the lifecycle observed it ages from its own fetch.
+        let age = store.configAge
+        perform(
+            control.withLock { machine in
+                var actions: [Machine.Action] = []
+                if let age { actions = machine.configCommitted(.first, age: age.isFinite ? age : nil, now: now) }
+                return actions + machine.startingConfigsApplied(isReady: isReady, isDecided: isDecided, now: now)
+            })
+        while await nextFetch() {
+            guard await fetchAndApply(memory: &memory) else { break }
+        }
         withExtendedLifetime(observers) {}
-        let (waiters, reason) = control.withLock { $0.stop() }
-        for waiter in waiters { waiter.resume(returning: .failure(reason)) }
+        store.stopObserving(observation)
+        degradedDeadline.withLock { $0.take() }?.cancel()
+        perform(control.withLock { $0.stop(because: nil) })
+        cancelTimer(upTo: .max)
         report(.stopped)
     }
 
     /// Fetches now, or joins the fetch already in flight, and returns what it did.
     ///
-    /// Refreshes on demand run in low power mode too.
+    /// A refresh asked for always runs: paused or not, in low power mode, during a backoff, before
+    /// the lifecycle's first fetch (as soon as it runs) and after.
     ///
     /// - Returns: What the store did with the configuration.
     /// - Throws: The fetch's error; `CancellationError` when the calling task is cancelled (the
-    ///   fetch goes on); ``ReadinessError/shutDown`` once the
+    ///   fetch goes on), or after ``stopFetching()``; ``ReadinessError/shutDown`` once the
     ///   lifecycle has been shut down, also for a refresh in flight then; the error that ended
-    ///   readiness once a fetch error ended it (a ``FetchRetryAdvice`` with `endsReadiness`) and
-    ///   so stopped the lifecycle.
-    ///
-    /// Before ``run()`` has started, a refresh waits for it.
+    ///   readiness once it ended it and so stopped the lifecycle.
     @discardableResult
     func refreshNow() async throws -> ConfigChange {
         let id = control.withLock { $0.makeRefreshID() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: RefreshWaiter) in
-                switch control.withLock({ $0.addRefreshWaiter(id, continuation) }) {
-                case .resume(let result): continuation.resume(returning: result)
-                case .wait(let loop): loop?.value.resume(returning: .fetch)
-                }
+                perform(control.withLock { $0.addRefreshWaiter(id, continuation, now: now) })
             }
         } onCancel: {
             control.withLock { $0.cancelRefreshWaiter(id) }?.resume(returning: .failure(CancellationError()))
@@ -116,25 +145,13 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// - Returns: Whether this call ended readiness.
     @discardableResult
     func failReadiness(with error: any Error) -> Bool {
-        guard store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) }) else { return false }
-        stop(because: error)
-        return true
+        // The store tells the lifecycle, which stops with the error (`storeChanged`).
+        store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
     }
 
     /// Stops fetching for good, leaving the store and the bus as they are: ``CatalogClient/stopFetching()``.
     func stopFetching() {
-        stop(because: CancellationError())
-    }
-
-    /// Stops the loop now: once its fetch in flight returns, it discards it; refreshes waiting for
-    /// that fetch, and later ones, throw `reason`.
-    private func stop(because reason: any Error) {
-        let (loop, refreshes) = control.withLock { machine in
-            if machine.stopReason == nil { machine.stopReason = reason }
-            return (machine.cancelLoop(), machine.stop())
-        }
-        loop?.resume(returning: .stop)
-        for refresh in refreshes.waiters { refresh.resume(returning: .failure(refreshes.error)) }
+        perform(control.withLock { $0.stop(because: CancellationError()) })
     }
 
     /// Pauses periodic refreshes and retries (once the SDK is ready), or resumes them.
@@ -142,37 +159,33 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// As low power mode does, independently of it. A refresh that fell due meanwhile runs as soon
     /// as both pauses end.
     func setRefreshPaused(_ paused: Bool) {
-        let (changed, wake) = control.withLock { $0.setPausedBySDK(paused) }
-        guard changed else { return }
-        report(paused ? .refreshPaused : .refreshResumed)
-        wake?.resume(returning: .fetch)
+        perform(control.withLock { $0.setPausedBySDK(paused, now: now) })
     }
 
     /// Tells the lifecycle about the app's state: from an app-lifecycle hook.
     ///
     /// Low power mode may be reported before ``run()`` starts (the client reports it as it is
     /// created, when it is on): it never holds the first fetch, the degraded deadline or a refresh
-    /// asked for, only periodic refreshes and retries once the SDK is ready.
+    /// asked for, only periodic refreshes, requests and retries once the SDK is ready.
     ///
     /// - Parameter event: What happened.
     func handle(_ event: AppLifecycleEvent) {
         switch event {
         case .willEnterForeground:
-            refreshIfStale(.foreground)
+            perform(control.withLock { $0.requestIfStale(.foreground, now: now) })
         case .lowPowerModeChanged(let isEnabled):
-            let (changed, wake) = control.withLock { $0.setPaused(isEnabled) }
-            guard changed else { return }
-            report(isEnabled ? .refreshPaused : .refreshResumed)
-            wake?.resume(returning: .fetch)
+            perform(control.withLock { $0.setLowPower(isEnabled, now: now) })
         }
     }
 
-    /// Refreshes in the background when the configuration is older than
-    /// ``LifecycleConfiguration/timeToLive``; does nothing otherwise, or without one.
+    /// Asks for a refresh when the configuration is older than ``LifecycleConfiguration/timeToLive``;
+    /// does nothing otherwise, or without one.
     ///
-    /// The client calls it when its configuration is read.
+    /// The client calls it when its configuration is read. A request is not a fetch: requests
+    /// coalesce, and the backoff, the pauses and the 100 ms floor apply to them.
     func refreshIfStale() {
-        refreshIfStale(.stale)
+        guard configuration.timeToLive != nil else { return }
+        perform(control.withLock { $0.requestIfStale(.stale, now: now) })
     }
 
     /// How many `refreshNow()` callers the lifecycle keeps track of: only those in flight.
@@ -183,53 +196,102 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         status.snapshot(readiness: store.readiness, isShutDown: store.isShutDown)
     }
 
-    private func refreshIfStale(_ reason: LifecycleDiagnostic.RefreshReason) {
-        guard let timeToLive = configuration.timeToLive else { return }
-        let now = elapsedTime()
-        switch control.withLock({ $0.triggerIfStale(timeToLive: timeToLive, now: now) }) {
-        case .triggered(let wake):
-            report(.refreshRequested(reason))
-            wake?.value.resume(returning: .fetch)
-        case .fresh(let age):
-            // A read of the configuration happens all the time; a foreground visit is worth a line.
-            if reason == .foreground { report(.refreshSkipped(age: age, timeToLive: timeToLive)) }
-        case .notChecked:
-            break
+    // MARK: Performing
+
+    /// Does what the machine decided, in order, outside its lock.
+    private func perform(_ actions: [Machine.Action]) {
+        for action in actions {
+            switch action {
+            case .report(let step):
+                report(step)
+            case .wakeLoop(let loop, let wake):
+                loop.value.resume(returning: wake)
+            case .resume(let waiters, let result):
+                for waiter in waiters.value { waiter.resume(returning: result) }
+            case .setTimer(let generation, let deadline):
+                setTimer(generation, deadline: deadline)
+            case .cancelTimer(let generation):
+                cancelTimer(upTo: generation)
+            }
         }
     }
 
-    /// Time on the lifecycle's clock since it started, in seconds; `nil` before.
-    private func elapsedTime() -> TimeInterval? {
-        guard let start = startedAt.withLock({ $0 }) else { return nil }
-        let now = configuration.timer.nanoseconds
-        return TimeUnits.seconds(inNanoseconds: now > start ? now - start : 0)
+    /// Arms the timer: a task that sleeps until `deadline` and tells the machine, never awaited.
+    ///
+    /// Actions performed on two threads may arrive out of order: the latest generation wins, and a
+    /// timer of an earlier one is cancelled at once.
+    private func setTimer(_ generation: UInt64, deadline: UInt64) {
+        let clock = configuration.timer
+        let task = Task.inheritingExecutorPreference { [weak self] in
+            guard (try? await clock.sleep(untilNanoseconds: deadline)) != nil, let self else { return }
+            perform(control.withLock { $0.timerFired(generation, now: now) })
+        }
+        let replaced = timer.withLock { timer -> Task<Void, Never>? in
+            guard generation > timer.generation else { return task }
+            defer { timer = (generation, task) }
+            return timer.task
+        }
+        replaced?.cancel()
+    }
+
+    /// Cancels the timer of `generation` or earlier.
+    private func cancelTimer(upTo generation: UInt64) {
+        timer.withLock { timer -> Task<Void, Never>? in
+            guard generation >= timer.generation else { return nil }
+            defer { timer = (generation, nil) }
+            return timer.task
+        }?.cancel()
+    }
+
+    /// What the store told: a configuration committed (its age counts, whoever set it), readiness
+    /// decided (pauses hold from now on; a lifecycle that waits for the SDK's first configuration
+    /// schedules its refresh), or readiness ended (the lifecycle stops).
+    private func storeChanged(_ change: StoreChange) {
+        switch change {
+        case .committed(let change, let age):
+            perform(control.withLock { $0.configCommitted(change, age: age, now: now) })
+        case .ready:
+            degradedDeadline.withLock { $0.take() }?.cancel()
+            perform(control.withLock { $0.readinessDecided(isReady: true, now: now) })
+        case .failed(let error):
+            degradedDeadline.withLock { $0.take() }?.cancel()
+            perform(control.withLock { $0.readinessDecided(isReady: false, now: now) + $0.stop(because: error) })
+        case .shutDown:
+            perform(control.withLock { $0.stop(because: nil) })
+        }
     }
 
     // MARK: The loop
 
-    private func run(on clock: any TimerClock) async {
-        let start = clock.nanoseconds
-        startedAt.withLock { $0 = start }
-        if case .degraded(let timeout?) = configuration.readinessPolicy.kind {
-            // A task of its own, so that it can end as soon as readiness is decided (a sleeper
-            // left on the clock would be the next deadline a test sees) and never outlives the run.
-            // Low power mode never holds it.
-            let store = self.store
-            let deadlineTask = Task.inheritingExecutorPreference {
-                guard (try? await clock.sleep(for: timeout)) != nil else { return }
-                let error = ReadinessError.timedOut(after: timeout)
-                _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
+    /// Parks the loop until the machine says to fetch or to stop.
+    ///
+    /// - Returns: `false` when it stops: the task was cancelled, or the lifecycle stopped.
+    private func nextFetch() async -> Bool {
+        let wake = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LoopWake, Never>) in
+                perform(control.withLock { $0.park(continuation, now: now) })
             }
-            degradedDeadline.withLock { $0 = deadlineTask }
+        } onCancel: {
+            perform(control.withLock { $0.stop(because: nil) })
         }
-        await loop(clock: clock)
-        degradedDeadline.withLock { $0.take() }?.cancel()
+        return wake == .fetch
     }
 
-    /// Ends the degraded deadline's wait once readiness is decided.
-    private func endDegradedDeadlineIfDecided() {
-        guard store.isDecided else { return }
-        degradedDeadline.withLock { $0.take() }?.cancel()
+    /// Starts the degraded deadline, when the readiness policy has one.
+    ///
+    /// A task of its own, which ends as soon as readiness is decided (a sleeper left on the clock
+    /// would be the next deadline a test sees) and never outlives the run. No pause holds it.
+    private func startDegradedDeadline() {
+        guard case .degraded(let timeout?) = configuration.readinessPolicy.kind, !store.isDecided else { return }
+        let (store, clock) = (self.store, configuration.timer)
+        let task = Task.inheritingExecutorPreference {
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }
+            let error = ReadinessError.timedOut(after: timeout)
+            _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
+        }
+        degradedDeadline.withLock { $0 = task }
+        // Decided meanwhile: the store told before the task was kept.
+        if store.isDecided { degradedDeadline.withLock { $0.take() }?.cancel() }
     }
 
     /// What the loop remembers of the configurations it applied and cached, so that an identical
@@ -244,49 +306,42 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         var cached: Boxed<Config>?
     }
 
-    private func loop(clock: any TimerClock) async {
-        var memory = Memory(cached: await applyStartingConfigs())
-        var failures = 0
-        // The next fetch's deadline on the clock, in nanoseconds; `nil` waits for a demand.
-        var nextFetch: UInt64? = clock.nanoseconds
-        var hasFetched = false
-        if !configuration.fetchesOnStart {
-            // The SDK loads its first configuration: refresh from then on, or when asked.
-            guard await waitForFirstConfig(clock: clock) else { return }
-            hasFetched = true
+    /// Runs the fetch the machine began, and applies what it returned.
+    ///
+    /// - Returns: `false` when the lifecycle stopped meanwhile, or the fetch's error ended
+    ///   readiness: the loop ends.
+    private func fetchAndApply(memory: inout Memory) async -> Bool {
+        let result = await fetch()
+        guard !Task.isCancelled, !control.withLock({ $0.isStopped }) else {
+            // Shut down, stopped, or readiness failed, during the fetch: whatever it returned is
+            // discarded, never applied or recorded; the refreshes waiting for it learnt why.
+            return false
         }
-        while true {
-            endDegradedDeadlineIfDecided()
-            // Low power mode holds periodic refreshes and retries only once the SDK is ready: never
-            // the first fetch, nor a retry that readiness waits for.
-            let pausable = hasFetched && store.isDecided
-            guard await waitForFetch(until: nextFetch, pausable: pausable, clock: clock) else { return }
-            hasFetched = true
-            report(.fetchStarted(attempt: failures + 1))
-            let result = await fetch()
-            guard !Task.isCancelled, !control.withLock({ $0.isLoopCancelled }) else {
-                // Shut down, or readiness failed, during the fetch: whatever it returned is
-                // discarded, never applied or recorded; a refresh waiting for it learns why the
-                // lifecycle stopped.
-                finishFetch(.failure(control.withLock { $0.stopError }))
-                return
+        switch result {
+        case .success(let (config, body)):
+            // Its age counts from its arrival, recorded before it is applied: applying it resumes
+            // `ready()` callers, who may read it (and move a test clock) at once.
+            control.withLock { $0.fetchArrived(now: now) }
+            let change = await apply(config, body: body, memory: &memory)
+            perform(control.withLock { $0.fetchSucceeded(change, now: now) })
+            return true
+        case .failure(let error):
+            status.fetchFailed(error)
+            // An error that ends readiness ends the lifecycle only while readiness is undecided
+            // (the store then tells the lifecycle, which stops); once the SDK is ready it is a
+            // failure like another, and the last good configuration stays in use.
+            if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
+                store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
+            {
+                return false
             }
-            switch result {
-            case .success(let (config, body)):
-                // Its age counts from its arrival, recorded before it is applied: applying it
-                // resumes `ready()` callers, who may read it (and move a test clock) at once.
-                let fetchedAt = elapsedTime()
-                control.withLock { $0.fetchArrived(at: fetchedAt) }
-                let change = await apply(config, body: body, memory: &memory)
-                failures = 0
-                finishFetch(.success(change), succeededAt: fetchedAt)
-                nextFetch = configuration.refreshInterval.map { clock.deadline(after: $0) }
-                if let interval = configuration.refreshInterval { report(.refreshScheduled(in: interval)) }
-            case .failure(let error):
-                failures += 1
-                guard let wait = await recover(from: error, failures: &failures) else { return }
-                nextFetch = clock.deadline(after: wait)
+            let random = Double.random(in: 0..<1)
+            perform(control.withLock { $0.fetchFailed(error, random: random, now: now) })
+            if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
+                _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
             }
+            perform(control.withLock { $0.fetchFailedEnded(error, now: now) })
+            return true
         }
     }
 
@@ -305,9 +360,6 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
             change = await store.setConfig(config, from: .live, fetchedAt: nil) { change in
                 self.status.fetchSucceeded()
                 self.status.applied(change, from: .live)
-                // Readiness is decided: the degraded deadline stops now, before the step is
-                // reported, not at the loop's next turn.
-                self.endDegradedDeadlineIfDecided()
                 self.report(.configApplied(change))
             }
         }
@@ -319,97 +371,6 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
             (memory.cached, memory.cachedBody) = (config, body)
         }
         return change
-    }
-
-    /// Records a failed fetch, ends readiness when the error says so, resolves a degraded start
-    /// when the policy allows one, and ends the fetch.
-    ///
-    /// - Returns: How long to wait before the next fetch; `nil` when the error ended readiness and
-    ///   so the lifecycle.
-    private func recover(from error: any Error, failures: inout Int) async -> TimeInterval? {
-        status.fetchFailed(error)
-        // An error that ends readiness ends the lifecycle only while readiness is undecided; once
-        // the SDK is ready (from a cache, an initial or a degraded start) it is a failure like
-        // another, and the last good configuration stays in use.
-        if let advice = error as? any FetchRetryAdvice, advice.endsReadiness,
-            store.failReadiness(with: error, willFail: { report(.readinessFailed(error)) })
-        {
-            control.withLock { $0.stopReason = error }
-            finishFetch(.failure(error))
-            return nil
-        }
-        let (wait, retryable) = retryDelay(after: error, failures: failures)
-        report(.fetchFailed(error, attempt: failures, retryIn: wait))
-        if configuration.readinessPolicy.resolvesDegraded, !store.isReady {
-            _ = await store.setDegraded(because: error) { self.report(.degradedStart(error)) }
-        }
-        // A non-retryable error says nothing about the next one: back off from the start.
-        if !retryable { failures = 0 }
-        finishFetch(.failure(error))
-        return wait
-    }
-
-    /// Waits until the next fetch is due (`deadline`, unless low power mode holds it) or asked for.
-    ///
-    /// - Returns: `false` when the task is cancelled.
-    private func waitForFetch(until deadline: UInt64?, pausable: Bool, clock: any TimerClock) async -> Bool {
-        let isDue = deadline.map { $0 <= clock.nanoseconds } ?? false
-        let id = control.withLock { $0.beginWait(isDue: isDue, pausable: pausable) }
-        guard let deadline, !isDue else { return await park() }
-        return await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                guard (try? await clock.sleep(untilNanoseconds: deadline)) != nil else { return }
-                self.deadlinePassed(id)
-            }
-            let fetch = await park()
-            group.cancelAll()
-            return fetch
-        }
-    }
-
-    /// Waits, when the SDK loads its first configuration by itself, until the store is ready and a
-    /// refresh interval has passed since (or for ever, without an interval), or until a refresh is
-    /// asked for.
-    ///
-    /// - Returns: `false` when the task is cancelled.
-    private func waitForFirstConfig(clock: any TimerClock) async -> Bool {
-        // Only ever due once the SDK is ready: pausable, as a periodic refresh.
-        let id = control.withLock { $0.beginWait(isDue: false, pausable: true) }
-        return await withTaskGroup(of: Void.self) { group in
-            let store = self.store
-            let interval = configuration.refreshInterval
-            group.addTask {
-                guard (try? await store.waitForReady()) != nil, let interval,
-                    (try? await clock.sleep(for: interval)) != nil
-                else { return }
-                self.deadlinePassed(id)
-            }
-            let fetch = await park()
-            group.cancelAll()
-            return fetch
-        }
-    }
-
-    /// The deadline of wait `id` passed: wakes the loop to fetch, or reports that a pause holds it.
-    private func deadlinePassed(_ id: UInt64) {
-        let (wake, held) = control.withLock { $0.deadlinePassed(id) }
-        if held { report(.refreshHeld) }
-        wake?.resume(returning: .fetch)
-    }
-
-    /// Parks the loop until the state machine says to fetch or to stop; the decision and the
-    /// parking are one locked step, so no wakeup is lost between them.
-    ///
-    /// - Returns: `false` when the task is cancelled.
-    private func park() async -> Bool {
-        let wake = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<LoopWake, Never>) in
-                if let now = control.withLock({ $0.park(continuation) }) { continuation.resume(returning: now) }
-            }
-        } onCancel: {
-            control.withLock { $0.cancelLoop() }?.resume(returning: .stop)
-        }
-        return wake == .fetch
     }
 
     /// Runs one fetch; abandons it (and returns `CancellationError`) when the task is cancelled,
@@ -435,11 +396,6 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
             return .failure(CancellationError())
         }
         return result.value
-    }
-
-    /// Ends a fetch: records when a successful one arrived, and resumes the refreshes waiting for it.
-    private func finishFetch(_ result: Result<ConfigChange, any Error>, succeededAt time: TimeInterval? = nil) {
-        for waiter in control.withLock({ $0.finishFetch(succeededAt: time) }) { waiter.resume(returning: result) }
     }
 
     /// Applies the injected configuration, then the cached one, as the readiness policy allows.
@@ -542,21 +498,6 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         }
         report(success)
         return true
-    }
-
-    /// How long to wait after a failure, following the error's advice, and whether it advised
-    /// retrying.
-    private func retryDelay(after error: any Error, failures: Int) -> (TimeInterval, retryable: Bool) {
-        let policy = configuration.retryPolicy
-        let advice = error as? any FetchRetryAdvice
-        if let advice, !advice.isRetryable {
-            // Backing off will not help (a rejected key, say): try again at the next refresh, or
-            // after the longest backoff when there is none, so that readiness can still come.
-            return (max(configuration.refreshInterval ?? policy.maximumDelay, RetryPolicy.minimumDelay), false)
-        }
-        let backoff = policy.delay(afterFailures: failures, random: .random(in: 0..<1))
-        guard let requested = advice?.retryAfter else { return (backoff, true) }
-        return (max(backoff, min(requested, ConfigFetchError.longestRetryAfter)), true)
     }
 
     private func report(_ step: LifecycleDiagnostic) {

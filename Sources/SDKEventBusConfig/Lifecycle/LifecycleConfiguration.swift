@@ -43,10 +43,16 @@ public struct LifecycleConfiguration<Config: RemoteConfig>: Sendable {
     public var retryPolicy: RetryPolicy
     /// When `ready()` returns: see ``ReadinessPolicy``.
     public var readinessPolicy: ReadinessPolicy
-    /// How long a configuration stays fresh, in seconds.
+    /// How long a configuration stays fresh, in seconds, counted from when it was fetched, whoever
+    /// set it: the lifecycle, or the SDK through ``CatalogConfigStore/setConfig(_:from:fetchedAt:)``
+    /// (a configuration of unknown age, such as a bundled one, is stale).
     ///
-    /// Once it is older, reading the client's configuration or the app returning to the
-    /// foreground triggers a refresh. `nil` never does.
+    /// Once it is older, reading the client's configuration or the app returning to the foreground
+    /// *requests* a refresh: requests coalesce into one, which runs as soon as the schedule allows a
+    /// fetch — never during a backoff after a failure (the retry serves it), never while refreshing
+    /// is paused once the SDK is ready, never sooner than 100 ms after the previous fetch. Reading the
+    /// configuration is never a network request of its own. `nil` (the default) never requests; zero
+    /// or a negative value makes every configuration stale at once; `nan` is `nil`.
     public var timeToLive: TimeInterval?
     /// The clock every wait of the lifecycle runs on.
     ///
@@ -69,6 +75,15 @@ public struct LifecycleConfiguration<Config: RemoteConfig>: Sendable {
     /// Keep it short: while it runs, the lifecycle waits (a shutdown stops waiting after its
     /// timeout, and reports ``ShutdownReport/Work/lifecycle``).
     public var diagnostics: (@Sendable (LifecycleDiagnostic) -> Void)?
+    /// Where the lifecycle observes the app's foreground and low-power notifications on Apple
+    /// platforms: the default center (the default), a center of the SDK's own, or `nil` for none.
+    ///
+    /// Set `nil` when the SDK observes the app's lifecycle itself and forwards what it learns with
+    /// ``CatalogClient/handle(_:)``, so that nothing reacts twice; set the SDK's own center when its
+    /// tests post the notifications. Low power mode is read from `ProcessInfo` when the lifecycle
+    /// starts and when the center posts `NSProcessInfoPowerStateDidChange`, unless this is `nil`.
+    /// Linux and Windows post none of these: there the SDK always forwards.
+    public var notificationCenter: NotificationCenter? = .default
     /// Where the last good configuration is kept between launches, if anywhere.
     ///
     /// With ``ReadinessPolicy/cachedOrLive`` (the default) the lifecycle becomes ready from the

@@ -27,10 +27,15 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// value witnesses stay small).
     private struct State {
         var config: Boxed<Catalog.Config>?
+        /// When the configuration in effect was fetched, as far as anyone knows: `nil` for one of
+        /// unknown age (a bundled one).
+        var fetchDate: Date?
     }
 
     private nonisolated let gate = ReadinessGate<Readiness>()
     private nonisolated let state = LockedValue(State())
+    /// The lifecycles that fill the store, told of every change as it happens.
+    private nonisolated let observers = LockedValue(StoreObservers())
     /// The emitter the store announces readiness and changes through.
     nonisolated let emitter: CatalogEmitter<Catalog>
 
@@ -59,6 +64,15 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
 
     /// How the store became ready, once it did (and until it is shut down).
     public nonisolated var readiness: Readiness? { gate.outcome }
+
+    /// How old the configuration in effect is, in seconds, counted from when it was fetched, whoever
+    /// set it: `nil` without a configuration, infinity when nobody knows when it was fetched.
+    nonisolated var configAge: TimeInterval? {
+        state.withLock { state in
+            guard state.config != nil else { return nil }
+            return state.fetchDate.map { max(0, Date().timeIntervalSince($0)) } ?? .infinity
+        }
+    }
 
     /// Whether the store was shut down, for the client's `SDKStatus.isShutDown`.
     nonisolated var isShutDown: Bool { gate.isShutDown }
@@ -144,17 +158,18 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
         willAnnounce: @Sendable (ConfigChange) -> Void
     ) -> ConfigChange {
         guard !gate.isShutDown else { return .ignored }
+        let now = Date()
+        // How old it is: from when it was fetched, whoever fetched it; a live one without a date is
+        // new, any other without one of unknown age.
+        let fetchDate = fetchedAt ?? (source == .live ? now : nil)
+        let age = fetchDate.map { max(0, now.timeIntervalSince($0)) }
         if gate.isWaiting {
-            let now = Date()
-            let date = fetchedAt ?? (source == .live ? now : nil)
-            let readiness = Readiness(
-                source: Readiness.Source(source),
-                configAge: date.map { max(0, now.timeIntervalSince($0)) },
-                date: now
-            )
+            let readiness = Readiness(source: Readiness.Source(source), configAge: age, date: now)
             // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
-            state.withLock { $0.config = newConfig }
+            state.withLock { ($0.config, $0.fetchDate) = (newConfig, fetchDate) }
             let opened = gate.open(readiness) {
+                notifyObservers(.committed(.first, age: age))
+                notifyObservers(.ready)
                 willAnnounce(.first)
                 emitter.fire(Catalog.readyPayload(readiness, config: newConfig.value))
             }
@@ -171,7 +186,16 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
             defer { state.config = newConfig }
             return state.config
         }
-        if let previous, newConfig.value.isSameConfiguration(as: previous.value) { return .unchanged }
+        if let previous, newConfig.value.isSameConfiguration(as: previous.value) {
+            // The same configuration, confirmed: its age counts from the fresher of the two fetches.
+            state.withLock { state in
+                if let date = fetchDate, state.fetchDate.map({ $0 < date }) ?? true { state.fetchDate = date }
+            }
+            notifyObservers(.committed(.unchanged, age: age))
+            return .unchanged
+        }
+        state.withLock { $0.fetchDate = fetchDate }
+        notifyObservers(.committed(.updated, age: age))
         willAnnounce(.updated)
         if let payload = Catalog.configUpdatedPayload(
             ConfigUpdate(boxedPrevious: previous, current: newConfig, source: source))
@@ -210,6 +234,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     func setDegraded(because error: any Error, willAnnounce: @Sendable () -> Void) -> Bool {
         let readiness = Readiness(source: .degraded, error: error)
         return gate.open(readiness) {
+            notifyObservers(.ready)
             willAnnounce()
             emitter.fire(Catalog.readyPayload(readiness, config: nil))
         }
@@ -230,7 +255,10 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// ``failReadiness(with:)``, calling `willFail` once it decided readiness, before any waiter
     /// resumes.
     nonisolated func failReadiness(with error: any Error, willFail: () -> Void) -> Bool {
-        gate.fail(error, announcing: willFail)
+        gate.fail(error) {
+            willFail()
+            notifyObservers(.failed(error))
+        }
     }
 
     // MARK: Waiting
@@ -278,14 +306,18 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
         -> Readiness
     {
         if let readiness = gate.announcedOutcome { return readiness }
-        return try await withThrowingTaskGroup(of: Readiness.self) { group in
-            group.addTask { try await self.gate.wait() }
-            group.addTask {
-                try await timer.sleep(for: timeout)
-                throw ReadinessError.timedOut(after: timeout)
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
+        // Raced in tasks of their own, never awaited once the race is decided: a clock that
+        // ignores cancellation (a `DispatchQueue.asyncAfter` and a continuation) keeps its own
+        // sleeper, not this caller, who returns as soon as readiness is decided.
+        let gate = self.gate
+        let ending = await FirstResult.run(timeout: max(timeout, 0), clock: timer) {
+            () async -> Result<Readiness, any Error> in
+            do { return .success(try await gate.wait()) } catch { return .failure(error) }
+        }
+        switch ending {
+        case .finished(let result): return try result.value.get()
+        case .cancelled: throw CancellationError()
+        case .timedOut: throw ReadinessError.timedOut(after: timeout)
         }
     }
 
@@ -297,5 +329,31 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// Synchronous, so it can run from a `deinit`. The current configuration stays readable.
     public nonisolated func shutdown() {
         gate.shutDown()
+        notifyObservers(.shutDown)
+    }
+
+    // MARK: Observers
+
+    /// Tells `handler` of every change from now on, synchronously as it happens: before the event
+    /// that announces it fires and before any waiter resumes.
+    ///
+    /// A lifecycle that fills the store observes it, so that a configuration the SDK sets ages as a
+    /// fetched one does and readiness decided by the SDK starts its refreshes.
+    ///
+    /// - Parameter handler: Told of each change; keep it short, and let it not call back into the
+    ///   store.
+    /// - Returns: The id that ends the observation (``stopObserving(_:)``).
+    nonisolated func observe(_ handler: @escaping @Sendable (StoreChange) -> Void) -> UInt64 {
+        observers.withLock { $0.add(handler) }
+    }
+
+    /// Ends the observation `id`.
+    nonisolated func stopObserving(_ id: UInt64) {
+        observers.withLock { $0.remove(id) }
+    }
+
+    /// Tells every observer of `change`, outside the lock.
+    private nonisolated func notifyObservers(_ change: StoreChange) {
+        for handler in observers.withLock({ $0.handlers }) { handler(change) }
     }
 }

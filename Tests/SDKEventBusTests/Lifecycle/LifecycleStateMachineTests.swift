@@ -2,274 +2,389 @@ import Foundation
 import Testing
 
 @testable import SDKEventBus
-@testable import SDKEventBusConfig
+@_spi(Testing) @testable import SDKEventBusConfig
 @testable import SDKEventBusCore
 @testable import SDKEventBusWire
 
-/// The lifecycle schedule's transitions, driven synchronously with strings as waiters: every
-/// interleaving of the loop's wait with low power mode, deadlines, refreshes and cancellation.
+/// Every decision of the lifecycle, driven synchronously with strings as waiters: the schedule,
+/// demands, requests, pauses, backoff, staleness, the timer and stopping, with no task and no clock.
 @Suite struct LifecycleStateMachineTests {
     typealias Machine = LifecycleStateMachine<String, String>
 
     struct Failed: Error {}
 
-    /// A machine whose loop has fetched once and waits for a periodic refresh that low power mode
-    /// may hold.
-    func waitingForARefresh(paused: Bool = false) -> (Machine, wait: UInt64) {
-        var machine = Machine()
-        _ = machine.setPaused(paused)
-        let wait = machine.beginWait(isDue: false, pausable: true)
-        return (machine, wait)
+    /// A machine and what its actions did, as the shell would do it.
+    struct Rig {
+        var machine: Machine
+        var now: UInt64 = 0
+        /// How the loop was last woken, until it parks again.
+        var wake: LifecycleLoopWake?
+        var reports: [LifecycleDiagnostic] = []
+        var resumed: [(String, Result<ConfigChange, any Error>)] = []
+        var timer: (generation: UInt64, deadline: UInt64)?
+        var fetches = 0
+
+        init(_ settings: Machine.Settings = Machine.Settings()) {
+            machine = Machine(settings: settings)
+        }
+
+        static func ns(_ seconds: TimeInterval) -> UInt64 { TimeUnits.nanoseconds(in: seconds) }
+
+        mutating func perform(_ actions: [Machine.Action]) {
+            for action in actions {
+                switch action {
+                case .report(let step): reports.append(step)
+                case .wakeLoop(_, let wake):
+                    self.wake = wake
+                    if wake == .fetch { fetches += 1 }
+                case .resume(let waiters, let result): resumed += waiters.value.map { ($0, result) }
+                case .setTimer(let generation, let deadline): timer = (generation, deadline)
+                case .cancelTimer(let generation):
+                    if let timer, timer.generation <= generation { self.timer = nil }
+                }
+            }
+        }
+
+        /// Starts the lifecycle and parks its loop: the first fetch begins unless it does not fetch
+        /// on start.
+        mutating func start(isReady: Bool = false, isDecided: Bool = false) {
+            _ = machine.start()
+            perform(machine.startingConfigsApplied(isReady: isReady, isDecided: isDecided, now: now))
+            park()
+        }
+
+        mutating func park() {
+            wake = nil
+            perform(machine.park("loop", now: now))
+        }
+
+        /// The fetch in flight succeeds with `change`; the loop parks again.
+        mutating func succeed(_ change: ConfigChange = .updated) {
+            machine.fetchArrived(now: now)
+            perform(machine.fetchSucceeded(change, now: now))
+            park()
+        }
+
+        /// The fetch in flight fails with `error`, without jitter; the loop parks again.
+        mutating func fail(_ error: any Error = Failed()) {
+            perform(machine.fetchFailed(error, random: 0, now: now))
+            perform(machine.fetchFailedEnded(error, now: now))
+            park()
+        }
+
+        /// Time passes to `seconds`; the timer goes off when its deadline has come.
+        mutating func advance(to seconds: TimeInterval) {
+            now = Self.ns(seconds)
+            if let timer, timer.deadline <= now { perform(machine.timerFired(timer.generation, now: now)) }
+        }
+
+        mutating func demand(_ caller: String) {
+            let id = machine.makeRefreshID()
+            perform(machine.addRefreshWaiter(id, caller, now: now))
+        }
+
+        mutating func read() { perform(machine.requestIfStale(.stale, now: now)) }
+
+        var didFetch: Bool { wake == .fetch }
+
+        func count(_ matches: (LifecycleDiagnostic) -> Bool) -> Int { reports.filter(matches).count }
     }
+
+    /// A lifecycle that fetched once at 0 s and is ready: its next refresh is due at 60 s.
+    func readyRig(_ settings: Machine.Settings = Machine.Settings()) -> Rig {
+        var rig = Rig(settings)
+        rig.start()
+        rig.perform(rig.machine.readinessDecided(isReady: true, now: rig.now))
+        rig.succeed(.first)
+        return rig
+    }
+
+    // MARK: The schedule and the pauses
 
     @Test func theFirstFetchRunsInLowPowerMode() {
-        var machine = Machine()
-        _ = machine.setPaused(true)
-        _ = machine.beginWait(isDue: true, pausable: false)
-        #expect(machine.park("loop") == .fetch, "the loop's first wait is not pausable")
-        #expect(machine.isFetching)
+        var rig = Rig()
+        _ = rig.machine.start()
+        rig.perform(rig.machine.setLowPower(true, now: 0))
+        rig.perform(rig.machine.startingConfigsApplied(isReady: true, isDecided: true, now: 0))
+        rig.park()
+        #expect(rig.didFetch, "the first fetch is never held, even when a cache made the SDK ready")
     }
 
-    @Test func aDueRefreshWaitsForLowPowerModeToEnd() {
-        var (machine, wait) = waitingForARefresh(paused: true)
-        #expect(machine.park("loop") == nil)
-        #expect(machine.deadlinePassed(wait).wake == nil, "paused: the due refresh waits")
-        #expect(machine.setPaused(false).wake == "loop", "and runs as soon as the pause ends")
-        #expect(machine.isFetching)
-    }
-
-    @Test func thePauseEndingBetweenBeginningTheWaitAndParkingIsNotLost() {
-        var (machine, wait) = waitingForARefresh(paused: true)
-        #expect(machine.deadlinePassed(wait).wake == nil)
-        #expect(machine.setPaused(false) == (true, nil), "nobody parked yet: nothing to wake")
-        #expect(machine.park("loop") == .fetch, "the park itself sees it")
-    }
-
-    @Test func thePauseEndingAfterTheLoopParkedWakesIt() {
-        var (machine, wait) = waitingForARefresh(paused: true)
-        #expect(machine.park("loop") == nil)
-        _ = machine.deadlinePassed(wait)
-        #expect(machine.setPaused(false).wake == "loop")
+    @Test func aDueRefreshHeldByAPauseIsReportedOnceAndRunsWhenThePauseEnds() {
+        var rig = readyRig()
+        rig.perform(rig.machine.setLowPower(true, now: rig.now))
+        rig.advance(to: 60)
+        rig.advance(to: 61)
+        #expect(!rig.didFetch, "held")
+        #expect(rig.count { if case .refreshHeld = $0 { true } else { false } } == 1)
+        rig.perform(rig.machine.setLowPower(false, now: rig.now))
+        #expect(rig.didFetch, "runs as soon as the pause ends")
     }
 
     @Test func aPauseThatStartsAndEndsBeforeTheDeadlineChangesNothing() {
-        var (machine, wait) = waitingForARefresh()
-        #expect(machine.park("loop") == nil)
-        #expect(machine.setPaused(true).wake == nil)
-        #expect(machine.setPaused(false).wake == nil, "not due yet: keep sleeping")
-        #expect(machine.deadlinePassed(wait).wake == "loop", "the deadline then wakes it")
+        var rig = readyRig()
+        rig.perform(rig.machine.setLowPower(true, now: rig.now))
+        rig.perform(rig.machine.setLowPower(false, now: rig.now))
+        #expect(!rig.didFetch, "not due yet")
+        rig.advance(to: 60)
+        #expect(rig.didFetch, "the deadline then fetches")
     }
 
-    @Test func theDeadlinePassingBeforeTheLoopParksIsNotLost() {
-        var (machine, wait) = waitingForARefresh()
-        #expect(machine.deadlinePassed(wait).wake == nil, "nobody parked yet")
-        #expect(machine.park("loop") == .fetch)
+    @Test func theSDKsPauseAndLowPowerModeEachEndOnlyTheirOwn() {
+        var rig = readyRig()
+        rig.perform(rig.machine.setPausedBySDK(true, now: rig.now))
+        rig.perform(rig.machine.setLowPower(true, now: rig.now))
+        rig.advance(to: 60)
+        rig.perform(rig.machine.setPausedBySDK(false, now: rig.now))
+        #expect(!rig.didFetch, "low power mode still holds it")
+        rig.perform(rig.machine.setLowPower(false, now: rig.now))
+        #expect(rig.didFetch)
     }
 
-    @Test func aTimerOfAnEarlierWaitChangesNothing() {
-        var (machine, earlier) = waitingForARefresh()
-        #expect(machine.park("loop") == nil)
-        #expect(machine.deadlinePassed(earlier).wake == "loop")
-        _ = machine.finishFetch(succeededAt: 1)
-        _ = machine.beginWait(isDue: false, pausable: true)
-        #expect(machine.deadlinePassed(earlier).wake == nil, "a late timer of the earlier wait")
-        #expect(machine.park("loop") == nil, "the loop keeps waiting for its own deadline")
+    @Test func aRetryThatReadinessWaitsForIsNeverHeld() {
+        var rig = Rig()
+        rig.perform(rig.machine.setLowPower(true, now: 0))
+        rig.start()
+        rig.fail()
+        rig.advance(to: 1)
+        #expect(rig.didFetch, "not decided yet: the retry runs in low power mode")
     }
 
-    @Test func aRefreshAskedForRunsInLowPowerMode() {
-        var (machine, _) = waitingForARefresh(paused: true)
-        #expect(machine.park("loop") == nil)
-        let id = machine.makeRefreshID()
-        guard case .wait(let loop) = machine.addRefreshWaiter(id, "caller") else {
-            Issue.record("the caller did not wait")
+    @Test func aRetryOnceReadyIsHeldByAPause() {
+        var rig = readyRig()
+        rig.advance(to: 60)
+        rig.fail()
+        rig.perform(rig.machine.setPausedBySDK(true, now: rig.now))
+        rig.advance(to: 61)
+        #expect(!rig.didFetch)
+    }
+
+    @Test func aTimerOfAnEarlierGenerationChangesNothing() {
+        var rig = readyRig()
+        let earlier = try! #require(rig.timer)
+        rig.demand("caller")  // fetches now: the refresh timer is cancelled
+        rig.succeed()
+        rig.now = Rig.ns(60)
+        rig.wake = nil
+        rig.perform(rig.machine.timerFired(earlier.generation, now: rig.now))
+        #expect(!rig.didFetch, "a late timer of the earlier wait")
+    }
+
+    @Test func aLifecycleThatDoesNotFetchOnStartRefreshesAnIntervalAfterReadiness() {
+        var rig = Rig(Machine.Settings(fetchesOnStart: false))
+        rig.start()
+        #expect(!rig.didFetch && rig.timer == nil, "waits for the SDK's first configuration")
+        rig.now = Rig.ns(5)
+        rig.perform(rig.machine.readinessDecided(isReady: true, now: rig.now))
+        #expect(rig.timer?.deadline == Rig.ns(65))
+    }
+
+    // MARK: Demands
+
+    @Test func aDemandRunsInLowPowerModeAndDuringABackoff() {
+        var rig = readyRig()
+        rig.advance(to: 60)
+        rig.fail()
+        rig.perform(rig.machine.setLowPower(true, now: rig.now))
+        rig.demand("caller")
+        #expect(rig.didFetch)
+    }
+
+    @Test func aDemandRunsBeforeTheSDKsFirstConfigurationWhilePaused() {
+        var rig = Rig(Machine.Settings(fetchesOnStart: false))
+        rig.perform(rig.machine.setPausedBySDK(true, now: 0))
+        rig.perform(rig.machine.setLowPower(true, now: 0))
+        rig.start(isReady: true, isDecided: true)
+        rig.demand("caller")
+        #expect(rig.didFetch, "a refresh asked for always runs")
+        rig.succeed(.updated)
+        #expect(rig.resumed.map(\.0) == ["caller"])
+    }
+
+    @Test func aDemandBeforeTheLoopParksIsNotLost() {
+        var rig = readyRig()
+        rig.machine.fetchArrived(now: 0)  // no fetch in flight: nothing happens
+        rig.demand("caller")
+        #expect(rig.didFetch)
+        rig.machine.fetchArrived(now: 1)
+        rig.perform(rig.machine.fetchSucceeded(.unchanged, now: 1))
+        rig.demand("second")  // the loop has not parked yet
+        #expect(rig.fetches == 2, "nothing to wake yet")
+        rig.park()
+        #expect(rig.fetches == 3, "the park itself sees the demand")
+    }
+
+    @Test func aDemandDuringAFetchJoinsItWithoutAnotherFetch() {
+        var rig = readyRig()
+        rig.demand("first")
+        rig.demand("second")
+        rig.succeed()
+        #expect(rig.resumed.map(\.0).sorted() == ["first", "second"])
+        #expect(rig.fetches == 2, "the first fetch and one demanded")
+        #expect(!rig.didFetch)
+    }
+
+    @Test func aDemandThatStartsAFetchIsReportedOnce() {
+        var rig = readyRig()
+        rig.demand("first")
+        rig.demand("joins")
+        #expect(rig.count { if case .refreshRequested(.demand) = $0 { true } else { false } } == 1)
+        #expect(rig.count { if case .fetchStarted = $0 { true } else { false } } == 2)
+    }
+
+    @Test func aDemandAfterTheConfigurationArrivedWaitsForTheNextFetch() {
+        var rig = readyRig()
+        rig.demand("first")
+        rig.machine.fetchArrived(now: 0)
+        rig.demand("later")
+        rig.perform(rig.machine.fetchSucceeded(.updated, now: 0))
+        #expect(rig.resumed.map(\.0) == ["first"], "the fetch that arrived before it is not its fetch")
+        rig.park()
+        #expect(rig.didFetch, "it asked for the next one")
+        rig.succeed()
+        #expect(rig.resumed.map(\.0) == ["first", "later"])
+    }
+
+    // MARK: Requests
+
+    @Test func staleReadsDuringABackoffFetchNothingBeforeTheRetry() {
+        var rig = readyRig(Machine.Settings(timeToLive: 0.2))
+        rig.advance(to: 60)
+        rig.fail()  // the retry is due 1 s later
+        for millisecond in 1...999 {
+            rig.now = Rig.ns(60 + Double(millisecond) / 1000)
+            rig.read()
+        }
+        #expect(!rig.didFetch, "a read is not a fetch")
+        rig.advance(to: 61)
+        #expect(rig.didFetch, "the retry serves the request")
+        #expect(rig.count { if case .refreshRequested(.stale) = $0 { true } else { false } } == 1)
+    }
+
+    @Test func staleReadsCoalesceIntoOneFetchAfterTheFloor() {
+        var rig = readyRig(Machine.Settings(timeToLive: 0))
+        rig.read()
+        #expect(!rig.didFetch, "not sooner than 100 ms after the previous fetch")
+        #expect(rig.timer?.deadline == Rig.ns(0.1))
+        rig.read()
+        rig.advance(to: 0.1)
+        #expect(rig.fetches == 2)
+        rig.read()
+        #expect(rig.fetches == 2, "no request while a fetch is in flight")
+        #expect(rig.count { if case .refreshRequested(.stale) = $0 { true } else { false } } == 1)
+    }
+
+    @Test func aStaleRequestIsHeldByAPauseOnceReady() {
+        var rig = readyRig(Machine.Settings(timeToLive: 10))
+        rig.perform(rig.machine.setLowPower(true, now: rig.now))
+        rig.advance(to: 20)
+        rig.read()
+        #expect(!rig.didFetch)
+        #expect(rig.count { if case .refreshHeld = $0 { true } else { false } } == 1)
+        rig.perform(rig.machine.setLowPower(false, now: rig.now))
+        #expect(rig.didFetch)
+    }
+
+    @Test func aFreshConfigurationOnForegroundIsReportedAndNotFetched() {
+        var rig = readyRig(Machine.Settings(timeToLive: 30))
+        rig.advance(to: 10)
+        rig.perform(rig.machine.requestIfStale(.foreground, now: rig.now))
+        #expect(!rig.didFetch)
+        guard case .refreshSkipped(let age, 30) = rig.reports.last else {
+            Issue.record("no skip reported: \(rig.reports)")
             return
         }
-        #expect(loop?.value == "loop", "the refresh wakes the loop to fetch")
-        #expect(machine.finishFetch(succeededAt: 1) == ["caller"])
+        #expect(age == 10)
     }
 
-    @Test func aRefreshAskedForBeforeTheLoopParksIsNotLost() {
-        var (machine, _) = waitingForARefresh()
-        let id = machine.makeRefreshID()
-        guard case .wait(let loop) = machine.addRefreshWaiter(id, "caller") else {
-            Issue.record("the caller did not wait")
-            return
-        }
-        #expect(loop == nil)
-        #expect(machine.park("loop") == .fetch)
+    // MARK: A configuration's age
+
+    @Test func aConfigurationTheSDKSetAgesFromItsFetchDate() {
+        var rig = Rig(Machine.Settings(timeToLive: 10, fetchesOnStart: false))
+        rig.start()
+        rig.perform(rig.machine.configCommitted(.first, age: 100, now: rig.now))
+        rig.perform(rig.machine.readinessDecided(isReady: true, now: rig.now))
+        #expect(rig.machine.configAge(now: rig.now) == 100, "fetched before the clock's origin")
+        rig.perform(rig.machine.requestIfStale(.foreground, now: rig.now))
+        rig.advance(to: 0)
+        #expect(rig.didFetch, "stale on foreground: refreshed")
     }
 
-    @Test func aRefreshDuringAFetchJoinsItWithoutAnotherFetch() {
-        var machine = Machine()
-        _ = machine.beginWait(isDue: true, pausable: false)
-        #expect(machine.park("loop") == .fetch)
-        let id = machine.makeRefreshID()
-        guard case .wait(nil) = machine.addRefreshWaiter(id, "caller") else {
-            Issue.record("the caller did not join")
-            return
-        }
-        #expect(machine.finishFetch(succeededAt: nil) == ["caller"])
-        _ = machine.beginWait(isDue: false, pausable: true)
-        #expect(machine.park("loop") == nil, "no second fetch asked for")
+    @Test func aConfigurationOfUnknownAgeIsStale() {
+        var rig = Rig(Machine.Settings(timeToLive: 1_000, fetchesOnStart: false))
+        rig.start()
+        rig.perform(rig.machine.configCommitted(.first, age: nil, now: rig.now))
+        rig.perform(rig.machine.readinessDecided(isReady: true, now: rig.now))
+        rig.read()
+        #expect(rig.didFetch)
     }
 
-    @Test func cancellationBeforeTheLoopParksStopsIt() {
-        var (machine, _) = waitingForARefresh()
-        #expect(machine.cancelLoop() == nil)
-        #expect(machine.park("loop") == .stop)
-        #expect(machine.park("loop") == .stop, "for good")
+    @Test func anUnchangedRefetchMakesTheConfigurationFreshAgain() {
+        var rig = readyRig(Machine.Settings(timeToLive: 10))
+        rig.advance(to: 20)
+        rig.perform(rig.machine.configCommitted(.unchanged, age: 0, now: rig.now))
+        #expect(rig.machine.configAge(now: rig.now) == 0)
+        rig.perform(rig.machine.configCommitted(.unchanged, age: 50, now: rig.now))
+        #expect(rig.machine.configAge(now: rig.now) == 0, "an older confirmation changes nothing")
+        rig.read()
+        #expect(!rig.didFetch)
     }
 
-    @Test func cancellationWakesAParkedLoopToStop() {
-        var (machine, _) = waitingForARefresh()
-        #expect(machine.park("loop") == nil)
-        #expect(machine.cancelLoop() == "loop")
+    // MARK: Stopping
+
+    @Test func stoppingWakesTheParkedLoopAndFailsEveryCaller() {
+        var rig = readyRig()
+        rig.demand("caller")  // fetch in flight
+        rig.perform(rig.machine.stop(because: Failed()))
+        #expect(rig.resumed.count == 1 && (try? rig.resumed[0].1.get()) == nil)
+        rig.park()
+        #expect(rig.wake == .stop)
+        rig.demand("late")
+        #expect(rig.resumed.count == 2, "a caller after the stop resumes at once")
+        #expect(rig.timer == nil)
     }
 
-    @Test func staleConfigurationAsksForAFetch() {
-        var machine = Machine()
-        _ = machine.beginWait(isDue: true, pausable: false)
-        _ = machine.park("loop")
-        _ = machine.finishFetch(succeededAt: 10)
-        _ = machine.beginWait(isDue: false, pausable: true)
-        #expect(machine.park("loop") == nil)
-        #expect(machine.triggerIfStale(timeToLive: 30, now: 39).freshAge == 29)
-        #expect(machine.triggerIfStale(timeToLive: 30, now: 40).wake == "loop")
-    }
-
-    @Test func aDueRefreshHeldByAPauseSaysSo() {
-        var (machine, wait) = waitingForARefresh(paused: true)
-        #expect(machine.park("loop") == nil)
-        let passed = machine.deadlinePassed(wait)
-        #expect(passed.wake == nil && passed.held, "held: the step reports it")
-        var (unpaused, other) = waitingForARefresh()
-        #expect(unpaused.park("loop") == nil)
-        #expect(unpaused.deadlinePassed(other).held == false)
-    }
-
-    @Test func theSDKsPauseHoldsPeriodicRefreshesLikeLowPowerModeAndEachEndsOnlyItsOwn() {
-        var (machine, wait) = waitingForARefresh()
-        #expect(machine.setPausedBySDK(true) == (true, nil))
-        #expect(machine.park("loop") == nil)
-        #expect(machine.deadlinePassed(wait).held)
-        _ = machine.setPaused(true)
-        #expect(machine.setPausedBySDK(false).wake == nil, "low power mode still holds it")
-        #expect(machine.setPaused(false).wake == "loop")
-    }
-
-    @Test func theSDKsPauseNeverHoldsARefreshAskedFor() {
-        var (machine, _) = waitingForARefresh()
-        _ = machine.setPausedBySDK(true)
-        #expect(machine.park("loop") == nil)
-        let registration = machine.addRefreshWaiter(machine.makeRefreshID(), "caller")
-        guard case .wait(let wake?) = registration else {
-            Issue.record("a refresh asked for wakes the loop: \(registration)")
-            return
-        }
-        #expect(wake.value == "loop")
+    @Test func nothingIsFetchedAfterAStop() {
+        var rig = readyRig(Machine.Settings(timeToLive: 0))
+        rig.perform(rig.machine.stop(because: nil))
+        rig.park()
+        rig.advance(to: 100)
+        rig.read()
+        #expect(rig.fetches == 1)
     }
 
     // MARK: refreshNow() bookkeeping
 
-    @Test func aStaleReadBetweenAFetchArrivingAndItsEndAsksForTheNextFetch() {
-        var machine = Machine()
-        _ = machine.beginWait(isDue: true, pausable: false)
-        #expect(machine.park("loop") == .fetch)
-        machine.fetchArrived(at: 10)
-        // Applying the configuration resumed a ready() caller, who moved the clock and read it.
-        #expect(machine.triggerIfStale(timeToLive: 30, now: 40).isTriggered)
-        _ = machine.finishFetch(succeededAt: 10)
-        _ = machine.beginWait(isDue: false, pausable: true)
-        #expect(machine.park("loop") == .fetch, "the stale read is not lost")
-    }
-
-    @Test func aRefreshAskedForAfterTheConfigurationArrivedWaitsForTheNextFetch() {
-        var machine = Machine()
-        _ = machine.beginWait(isDue: true, pausable: false)
-        #expect(machine.park("loop") == .fetch)
-        machine.fetchArrived(at: 1)
-        // Applying the configuration resumed a ready() caller, who asked for a refresh at once.
-        let id = machine.makeRefreshID()
-        _ = machine.addRefreshWaiter(id, "caller")
-        #expect(machine.finishFetch(succeededAt: 1) == [], "the fetch that arrived before it is not its fetch")
-        _ = machine.beginWait(isDue: false, pausable: true)
-        #expect(machine.park("loop") == .fetch, "it asked for the next one")
-        #expect(machine.finishFetch(succeededAt: 2) == ["caller"])
-    }
-
     @Test func aRefreshCancelledAfterItWasResumedLeavesNothingBehind() {
-        var machine = Machine()
-        for _ in 0..<10_000 {
-            let id = machine.makeRefreshID()
-            _ = machine.addRefreshWaiter(id, "caller")
-            _ = machine.beginWait(isDue: false, pausable: true)
-            _ = machine.park("loop")  // the fetch it asked for begins
-            #expect(machine.finishFetch(succeededAt: nil) == ["caller"])
-            #expect(machine.cancelRefreshWaiter(id) == nil, "resumed already")
+        var rig = readyRig()
+        for _ in 0..<1_000 {
+            let id = rig.machine.makeRefreshID()
+            rig.perform(rig.machine.addRefreshWaiter(id, "caller", now: rig.now))
+            rig.succeed()
+            #expect(rig.machine.cancelRefreshWaiter(id) == nil, "resumed already")
         }
-        #expect(machine.refreshBookkeepingCount == 0)
+        #expect(rig.machine.refreshBookkeepingCount == 0)
     }
 
     @Test func aRefreshCancelledBeforeItRegistersIsRememberedUntilItDoes() {
-        var machine = Machine()
-        let id = machine.makeRefreshID()
-        #expect(machine.cancelRefreshWaiter(id) == nil)
-        guard case .resume(.failure(let error)) = machine.addRefreshWaiter(id, "caller") else {
-            Issue.record("the caller was not resumed")
-            return
-        }
-        #expect(error is CancellationError)
-        #expect(machine.refreshBookkeepingCount == 0)
-    }
-
-    @Test func aRefreshCancelledBeforeItRegistersWithAStoppedLifecycleLeavesNothingBehind() {
-        var machine = Machine()
-        _ = machine.stop()
-        for _ in 0..<1_000 {
-            let id = machine.makeRefreshID()
-            _ = machine.cancelRefreshWaiter(id)
-            guard case .resume(.failure) = machine.addRefreshWaiter(id, "caller") else {
-                Issue.record("the caller was not resumed")
-                return
-            }
-        }
-        #expect(machine.refreshBookkeepingCount == 0)
+        var rig = readyRig()
+        let id = rig.machine.makeRefreshID()
+        #expect(rig.machine.cancelRefreshWaiter(id) == nil)
+        rig.perform(rig.machine.addRefreshWaiter(id, "caller", now: rig.now))
+        #expect(rig.resumed.count == 1)
+        #expect(rig.resumed.first.map { (try? $0.1.get()) == nil } == true)
+        #expect(rig.machine.refreshBookkeepingCount == 0)
     }
 
     @Test func stoppingFailsEveryRegisteredCallerAndKeepsReservations() {
-        var machine = Machine()
-        machine.stopReason = Failed()
-        let first = machine.makeRefreshID()
-        _ = machine.addRefreshWaiter(first, "first")
-        let second = machine.makeRefreshID()
-        let (waiters, error) = machine.stop()
-        #expect(waiters == ["first"])
-        #expect(error is Failed)
-        guard case .resume(.failure(let late)) = machine.addRefreshWaiter(second, "second") else {
-            Issue.record("a caller registering after the stop was not resumed")
-            return
-        }
-        #expect(late is Failed)
-        #expect(machine.refreshBookkeepingCount == 0)
-    }
-}
-
-extension LifecycleStateMachine.StaleCheck {
-    /// The loop to wake, when the check asked for a fetch and the loop was parked.
-    fileprivate var wake: LoopWaiter? {
-        if case .triggered(let wake?) = self { return wake.value }
-        return nil
-    }
-
-    /// Whether the check asked for a fetch.
-    fileprivate var isTriggered: Bool {
-        if case .triggered = self { return true }
-        return false
-    }
-
-    /// The configuration's age, when the check found it fresh.
-    fileprivate var freshAge: TimeInterval? {
-        if case .fresh(let age) = self { return age }
-        return nil
+        var rig = Rig()
+        let first = rig.machine.makeRefreshID()
+        rig.perform(rig.machine.addRefreshWaiter(first, "first", now: 0))
+        let second = rig.machine.makeRefreshID()
+        rig.perform(rig.machine.stop(because: Failed()))
+        rig.perform(rig.machine.addRefreshWaiter(second, "second", now: 0))
+        #expect(rig.resumed.map(\.0) == ["first", "second"])
+        #expect(rig.resumed.allSatisfy { if case .failure(let error) = $0.1 { error is Failed } else { false } })
+        #expect(rig.machine.refreshBookkeepingCount == 0)
     }
 }

@@ -53,15 +53,16 @@ final class OrderLog: Sendable {
         log.append("ready() returned")
         try await client.refreshNow()
         #expect(
-            Array(log.all.prefix(6)) == [
+            Array(log.all.prefix(7)) == [
                 "fetch started",
                 "fetched: first configuration, ready announced",
                 "event ready",
                 "ready() returned",
+                "refresh requested (on demand)",
                 "fetch started",
                 "fetched: configuration changed",
             ])
-        #expect(log.all.dropFirst(6).first == "event config.updated")
+        #expect(log.all.dropFirst(7).first == "event config.updated")
         await client.shutdown()
     }
 

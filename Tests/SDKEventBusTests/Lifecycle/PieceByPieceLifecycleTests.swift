@@ -69,12 +69,11 @@ import Testing
         let (_, emitter) = EventBus.makeBus()
         let store = ConfigStore(emitter: emitter)
         let client = SDKClient(store: store, configuration: settings, fetchService: service)
-        try await store.waitForReadyWaiters(1)  // the lifecycle waits for the SDK's first configuration
         #expect(service.fetchCount == 0, "nothing fetched at start")
         #expect(await store.setConfig(a, from: .initial) == .first)
         #expect(try await rig.clock.advanceToNextDeadline() == 60, "the first refresh, an interval later")
         try await rig.steps.wait { $0.appliedChange == .updated }
-        #expect(service.fetchCount == 1)
+        #expect(service.fetchCount == 1, "the refresh is the lifecycle's first fetch")
         #expect(client.config == b)
         #expect(try await rig.clock.advanceToNextDeadline() == 60, "and every interval from then on")
         await client.shutdown()
