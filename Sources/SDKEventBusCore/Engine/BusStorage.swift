@@ -482,7 +482,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         job: DeliveryLane.Job?
     ) {
         var current = start
-        var budget = DeliveryBudget(limit, now: MonotonicClock.nanoseconds)
+        var budget = DeliveryBudget(limit)
         while true {
             if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {
                 yieldJob(lane: lane, holding: current, job: job)
