@@ -64,8 +64,12 @@ public struct SubscriptionSet: Sendable {
     }
 
     /// Lets go of the subscriptions that have ended: each costs its bus's lock once.
+    @inline(never)
     private mutating func dropEnded() {
-        handles = handles.filter { $0.value.subscription.issuer?.isLive($0.value.subscription) ?? false }
+        // Not `filter`: its specialization for this dictionary alone is 2 KB of machine code.
+        for (id, handle) in handles where !(handle.subscription.issuer?.isLive(handle.subscription) ?? false) {
+            handles[id] = nil
+        }
         nextSweep = max(Self.firstSweep, handles.count * 2)
     }
 }
