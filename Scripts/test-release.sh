@@ -15,7 +15,7 @@ suites=(
     BoundedJobTests DeliveryLaneTests ErasedCallbackTests ListenerRegistryTests OffWaitingTests
     PayloadMoveTests SubscriptionHandleTests WaiterCancellationTests BacklogDiagnosticsTests
     BusLifetimeTests ReplayClearingTests MemoryReturnTests ImmediateHandOffTests DroppedAndAbandonedTests
-    DrainPriorityTests
+    DrainPriorityTests DeliveryBudgetTests MainThreadBudgetTests ErasedCallbackConventionTests
     # Buses
     EventBusAsyncSequenceTests EventBusDeliveryTests EventBusStressTests EventBusSubscriptionTests
     FlagBusDeliveryTests FlagBusReentrancyTests FlagBusReplayTests

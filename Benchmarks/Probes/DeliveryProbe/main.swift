@@ -4,6 +4,7 @@
 //     DeliveryProbe subscribe [pairs]
 //     DeliveryProbe teardown [kinds] [owners] [repeats]
 //     DeliveryProbe decode [keys] [rounds]
+//     DeliveryProbe burst|burst-mix|burst-immediate [runs]
 //
 // Modes: `main` (the default: the built-in catalog, main-actor listeners), `external` (the
 // `FlagEvent` catalog of another module), `immediate` (listeners on the firing thread), `actor`
@@ -63,6 +64,113 @@ actor ActorSink {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let mode = arguments.first.flatMap { Int($0) == nil ? arguments.removeFirst() : nil } ?? "main"
+
+if mode == "burst" || mode == "burst-mix" || mode == "burst-immediate" {
+    // `DeliveryProbe burst [runs]`: 20,000 fires from a detached task to 100 main-actor listeners,
+    // then `flush`; a main-queue item that enqueues itself again each time it runs records the
+    // longest stretch of other main-queue work (the bus's longest job). `burst-mix [runs]`: one
+    // fire from a detached task to 5,000 cheap main-actor listeners then 2,000 of 50 µs (busy).
+    // `burst-immediate [runs]`: a main-thread fire of one event whose one immediate listener queues
+    // 10 fires of another event behind it, to 5,000 cheap then 2,000 immediate listeners of 50 µs:
+    // how long `fire` holds the main thread. Prints per run: the longest job and the total, in µs.
+    let runs = Int(arguments.first ?? "10") ?? 10
+    let spin: @Sendable (UInt64) -> Void = { nanoseconds in
+        let start = DispatchTime.now().uptimeNanoseconds
+        while DispatchTime.now().uptimeNanoseconds - start < nanoseconds {}
+    }
+    // The main thread's own CPU time: on a loaded machine the wall clock between two beats also
+    // counts the time the thread was preempted, which no job of the bus spends.
+    func threadCPU() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+    @MainActor final class Heartbeat {
+        var running = false
+        var last: UInt64 = 0
+        var lastCPU: UInt64 = 0
+        var longest: UInt64 = 0
+        var longestCPU: UInt64 = 0
+        func start() {
+            longest = 0
+            longestCPU = 0
+            last = DispatchTime.now().uptimeNanoseconds
+            lastCPU = threadCPU()
+            lastThread = pthread_self()
+            running = true
+            beat()
+        }
+        var lastThread = pthread_self()
+        func beat() {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let cpu = threadCPU()
+            // Main-queue items may run on another thread after `dispatchMain()`: only a stretch
+            // between two beats on one thread is that thread's own time.
+            let thread = pthread_self()
+            if pthread_equal(thread, lastThread) != 0, cpu >= lastCPU { longestCPU = max(longestCPU, cpu - lastCPU) }
+            lastThread = thread
+            longest = max(longest, now - last)
+            last = now
+            lastCPU = cpu
+            guard running else { return }
+            DispatchQueue.main.async { MainActor.assumeIsolated { self.beat() } }
+        }
+        func stop() -> UInt64 {
+            running = false
+            return longest
+        }
+    }
+    let heartbeat = Heartbeat()
+    let payload = EventPayloadValue.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
+    var longestJobs: [Double] = []
+    var longestCPUs: [Double] = []
+    var totals: [Double] = []
+    for _ in 0..<runs {
+        let (bus, emitter) = EventBus.makeBus()
+        let counter = Sink()
+        let start: UInt64
+        if mode == "burst-immediate" {
+            for index in 0..<7_000 {
+                let slow = index >= 5_000
+                _ = bus.on(.bucketing, delivery: .immediate) { _ in if slow { spin(50_000) } }
+            }
+            _ = bus.on(.configUpdated, delivery: .immediate) { _ in for _ in 0..<10 { emitter.fire(payload) } }
+            start = DispatchTime.now().uptimeNanoseconds
+            let startCPU = threadCPU()
+            emitter.fire(.configUpdated(ConfigUpdatedPayload(snapshot: nil)))
+            longestJobs.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000)
+            longestCPUs.append(Double(threadCPU() - startCPU) / 1_000)
+            await bus.flush()
+        } else {
+            let mix = mode == "burst-mix"
+            for index in 0..<(mix ? 7_000 : 100) {
+                let slow = mix && index >= 5_000
+                _ = bus.on(.bucketing) { _ in
+                    counter.received &+= 1
+                    if slow { spin(50_000) }
+                }
+            }
+            heartbeat.start()
+            start = DispatchTime.now().uptimeNanoseconds
+            let fires = mix ? 1 : 20_000
+            await Task.detached { for _ in 0..<fires { emitter.fire(payload) } }.value
+            await bus.flush()
+            longestJobs.append(Double(heartbeat.stop()) / 1_000)
+            longestCPUs.append(Double(heartbeat.longestCPU) / 1_000)
+        }
+        totals.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000)
+        emitter.shutdown()
+    }
+    let sorted = longestJobs.sorted()
+    let sortedCPU = longestCPUs.sorted()
+    print(
+        "\(mode): longest job, main thread's CPU µs per run: \(longestCPUs.map { Int($0) }); median \(Int(sortedCPU[sortedCPU.count / 2])), max \(Int(sortedCPU.last!))"
+    )
+    print(
+        "\(mode): longest job µs per run: \(longestJobs.map { Int($0) }); median \(Int(sorted[sorted.count / 2])), max \(Int(sorted.last!)); total µs median \(Int(totals.sorted()[totals.count / 2]))"
+    )
+    exit(0)
+}
 
 if mode == "subscribe" {
     // `DeliveryProbe subscribe [pairs]`: on + off pairs with 10,000 other live listeners, in rounds.

@@ -33,6 +33,18 @@
             state.withLock { $0.jobLimit = DeliveryBudget.Limit(nanoseconds: 0, firstCheck: callbacks) }
         }
 
+        /// Gives each delivery job the production budget's rules with `nanoseconds` of time read
+        /// from `clock` instead of the monotonic clock: for tests whose callbacks advance `clock` by
+        /// a known simulated cost, so that what a job runs is exact, whatever the machine's speed.
+        func limitJobs(toNanoseconds nanoseconds: UInt64, clock: @escaping @Sendable () -> UInt64) {
+            state.withLock { state in
+                var limit = DeliveryBudget.Limit.job
+                limit.nanoseconds = nanoseconds
+                limit.clock = clock
+                state.jobLimit = limit
+            }
+        }
+
         /// Returns once at least `count` callers of `kind` wait on `lane`: a hook for tests that must
         /// know an `off` or a `flush` is waiting before they let the pass go on, or cancel it.
         func waitForWaiters(_ kind: WaiterWatchers.Kind, _ count: Int, lane: Int) async {

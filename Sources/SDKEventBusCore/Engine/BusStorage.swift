@@ -165,6 +165,20 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         work.run(diagnostics: diagnostics, storage: self)
     }
 
+    /// Whether the subscription `token` names has not ended.
+    ///
+    /// For a ``SubscriptionSet`` that drops the ended ones. Ends those whose owner is gone first,
+    /// when a sweep of them is due.
+    func isLive(_ token: EventSubscription) -> Bool {
+        var work = AfterUnlock()
+        let live = state.withLock { state in
+            state.end(state.registry.sweepDeadOwnersIfDue(), into: &work)
+            return state.registry.isLive(token)
+        }
+        work.run(diagnostics: diagnostics, storage: self)
+        return live
+    }
+
     /// Ends a subscription, and returns once no callback of it can run any more, or once its task
     /// is cancelled.
     ///
@@ -482,7 +496,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         job: DeliveryLane.Job?
     ) {
         var current = start
-        var budget = DeliveryBudget(limit, now: MonotonicClock.nanoseconds)
+        var budget = DeliveryBudget(limit)
         while true {
             if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {
                 yieldJob(lane: lane, holding: current, job: job)

@@ -22,8 +22,14 @@ package struct ErasedCallback: @unchecked Sendable {
     /// function (`@MainActor`, an actor's) is not part of its calling convention — the standard
     /// library's `MainActor.assumeIsolated` relies on the same fact. So the engine may call the
     /// erased function with the address of a `Payload`, on the executor its subscription asked for,
-    /// and never calls it anywhere else. `ErasedCallbackTests` exercises payloads of every layout
-    /// through it, in debug and release builds.
+    /// and never calls it anywhere else. `ErasedCallbackConventionTests` checks each of these facts
+    /// directly (every holder's layout, a call with a payload's address from specialized and
+    /// unspecialized code, a main-actor and an isolated callback), and `ErasedCallbackTests`
+    /// exercises payloads of every layout through the bus, in debug and release builds.
+    ///
+    /// Not replaced by a wrapping closure (`{ callback($0.load(as: Payload.self)) }`): that costs an
+    /// allocation per subscription, an indirect call per delivery, and a copy (retains and
+    /// releases) of every payload per callback, on a loop of about 16 ns per callback.
     @inlinable @inline(__always)
     package static func erasing<Payload>(_ callback: @escaping @Sendable (Payload) -> Void) -> ErasedCallback {
         unsafeBitCast(Holder(function: callback), to: ErasedCallback.self)

@@ -101,4 +101,8 @@ protocol SubscriptionIssuer: AnyObject, Sendable {
 
     /// Ends the subscription if the handle with identity `handle` is still its owner.
     func handleReleased(_ handle: ObjectIdentifier, owning subscription: EventSubscription)
+
+    /// Whether the subscription has not ended, after ending those whose owner is gone (when a
+    /// sweep of them is due).
+    func isLive(_ subscription: EventSubscription) -> Bool
 }

@@ -264,6 +264,11 @@ struct ListenerRegistry {
         return handle
     }
 
+    /// Whether `token` names one of this bus's live subscriptions.
+    func isLive(_ token: EventSubscription) -> Bool {
+        liveSlot(of: token) != nil
+    }
+
     /// Whether the handle with identity `id` owns the live subscription `token` names.
     func isOwner(_ id: ObjectIdentifier, of token: EventSubscription) -> Bool {
         guard liveSlot(of: token) != nil else { return false }

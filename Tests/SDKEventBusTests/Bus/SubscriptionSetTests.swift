@@ -177,6 +177,43 @@ import Testing
         await bus.off(later)
     }
 
+    @Test func aLongLivedSetThatStoresAOncePerScreenHoldsAtMostAboutTwiceItsLiveSubscriptions() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let calls = Counter()
+        var subscriptions = SubscriptionSet()
+        bus.on(.bucketing, delivery: .immediate) { _ in calls.increment() }.store(in: &subscriptions)
+        for _ in 0..<1_000 {
+            // A screen: its `once` is stored, then fires and ends.
+            bus.once(.conversion, delivery: .immediate) { _ in calls.increment() }.store(in: &subscriptions)
+            emitter.fire(Self.conversion)
+            #expect(subscriptions.count <= 64, "at most twice the live ones, or twice the first sweep's 32")
+        }
+        #expect(calls.count == 1_000)
+        emitter.fire(SamplePayloads.sample(.bucketing))
+        #expect(calls.count == 1_001, "the live subscription is still owned")
+        subscriptions.removeAll()
+        #expect(bus.listenerCount(for: .bucketing) == 0)
+    }
+
+    @Test func droppingEndedSubscriptionsKeepsEveryLiveOneOwned() async {
+        let (bus, emitter) = EventBus.makeBus()
+        let calls = Counter()
+        var subscriptions = SubscriptionSet()
+        var ended: [EventSubscription] = []
+        for index in 0..<200 {
+            let subscription = bus.on(.conversion, delivery: .immediate) { _ in calls.increment() }
+            subscription.store(in: &subscriptions)
+            if index % 2 == 0 { ended.append(subscription) }
+            if index % 10 == 9 { for subscription in ended { subscription.cancel() } }
+        }
+        #expect(subscriptions.count < 200, "ended ones were dropped")
+        #expect(bus.listenerCount(for: .conversion) == 100)
+        emitter.fire(Self.conversion)
+        #expect(calls.count == 100)
+        subscriptions.removeAll()
+        #expect(bus.listenerCount(for: .conversion) == 0, "every live one was still owned by the set")
+    }
+
     @Test func aSetOutlivingItsBusIsHarmless() async {
         var subscriptions = SubscriptionSet()
         let watchedBus: WeakReference<EventBus>
