@@ -16,11 +16,11 @@ import Foundation
 /// delegate message this session's delegate does not handle itself (an authentication challenge,
 /// metrics, waiting for connectivity) goes to the SDK's session's delegate; on Linux, where a
 /// delegate has no message forwarding, the two that change a transfer (an authentication challenge
-/// and a redirect) are passed on by hand. They run on this session's delegate queue and name this
-/// session.
+/// and a redirect) are passed on by hand, on the SDK's session's delegate queue. Either way they name
+/// this session.
 ///
-/// The session keeps its delegate until it is invalidated, which this object's `deinit` does once
-/// the transfers in flight have ended.
+/// The session keeps its delegate until it is invalidated: this object's `deinit` asks for that,
+/// and the session does it once its transfers in flight have ended.
 final class HTTPTransferSession: Sendable {
     /// The session the transfers run on.
     private let session: URLSession
@@ -72,7 +72,8 @@ final class HTTPTransferSession: Sendable {
         /// The session the SDK gave, whose delegate receives what this one does not handle.
         private let base: URLSession
         /// Whether the session has been invalidated, and who waits for it.
-        private let invalidation = LockedValue<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+        private let invalidation = LockedValue<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+            (false, []))
 
         init(base: URLSession) {
             self.base = base
@@ -153,8 +154,8 @@ final class HTTPTransferSession: Sendable {
             }
         #else
             // Apple platforms: a message this class does not implement goes to the SDK's session's
-            // delegate, if that one implements it, as if the transfer ran on the SDK's session; but
-            // not the end of this session, which is not the SDK's session's.
+            // delegate, if that one implements it, as if the transfer ran on the SDK's session. (The
+            // end of this session is not forwarded: this class implements it.)
 
             override func responds(to selector: Selector!) -> Bool {
                 super.responds(to: selector) || forwardee(for: selector) != nil
@@ -165,9 +166,7 @@ final class HTTPTransferSession: Sendable {
             }
 
             private func forwardee(for selector: Selector) -> (any URLSessionDelegate)? {
-                guard selector != #selector(URLSessionDelegate.urlSession(_:didBecomeInvalidWithError:)),
-                    let delegate = base.delegate, delegate.responds(to: selector)
-                else { return nil }
+                guard let delegate = base.delegate, delegate.responds(to: selector) else { return nil }
                 return delegate
             }
         #endif
