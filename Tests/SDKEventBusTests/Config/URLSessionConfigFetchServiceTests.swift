@@ -318,10 +318,11 @@ import Testing
 
     @Test(.serialized, arguments: [true, false])
     func oversizedBodyTakesNoMoreMemoryThanTheLimit(announcesLength: Bool) async throws {
-        // 64 MB against a 1 MB limit. A transfer that holds the body whole before judging it takes
-        // 64 MB or more (a completion-handler task: 130 MB, the body gathered and then copied).
+        // 256 MB against a 1 MB limit. A transfer that holds the body whole before judging it takes
+        // 256 MB or more (1.0.0's completion-handler task took twice the body: gathered, then
+        // copied). The bound leaves room for what other tests, running at the same time, take.
         let response = Response(
-            status: 200, body: Self.filler, announcesLength: announcesLength, repeatCount: 1_024)
+            status: 200, body: Self.filler, announcesLength: announcesLength, repeatCount: 4_096)
         try await Self.withServer(maximumBodySize: Self.megabyte, answering: response) { server, service in
             let memory = PeakResidentMemory()
             _ = await Self.bodyTooLarge(from: service)
@@ -330,10 +331,10 @@ import Testing
             #expect(service.transferSession.largestBodyBuffered <= Self.megabyte)
             if let growth = memory?.growth {
                 print(
-                    "URLSessionConfigFetchServiceTests: a 64 MB body \(announcesLength ? "with" : "without")"
+                    "URLSessionConfigFetchServiceTests: a 256 MB body \(announcesLength ? "with" : "without")"
                         + " Content-Length raised the peak resident memory by \(growth / 1_024) KB;"
                         + " the server could not send it whole: \(server.abortedResponses == 1)")
-                #expect(growth < 32 * Self.megabyte, "the peak grew by \(growth / 1_024) KB")
+                #expect(growth < 64 * Self.megabyte, "the peak grew by \(growth / 1_024) KB")
             }
         }
     }
