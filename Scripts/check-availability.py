@@ -242,8 +242,6 @@ SDK_FLOORS = {
     "URLSessionTask.cancel()": (URL_SESSION, ""),
     "URLSessionTask.taskIdentifier": (URL_SESSION, ""),
     "URLSessionTaskDelegate.urlSession(_:task:didReceive:completionHandler:)": (URL_SESSION, ""),
-    "URLSessionTaskDelegate.urlSession(_:task:willPerformHTTPRedirection:newRequest:completionHandler:)": (
-        URL_SESSION, ""),
 }
 
 # Apple APIs worth flagging in code the Linux compiler never sees (see apple_only_regions): a regular

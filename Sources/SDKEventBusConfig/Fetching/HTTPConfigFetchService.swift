@@ -53,7 +53,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
     ///     one's configuration and a delegate of its own, so that it sees the body as it arrives; on
     ///     Apple platforms, the delegate messages it does not handle itself (authentication
     ///     challenges, metrics) go to this session's delegate; on Linux, authentication challenges
-    ///     and redirects do.
+    ///     do.
     public init(
         url: URL,
         headers: [String: String] = [:],

@@ -92,18 +92,19 @@ enum HTTPTransfer {
     /// Whichever of the whole response, a body over the limit, cancellation and the deadline comes
     /// first wins.
     final class Outcome: Sendable {
-        /// The call's state: the caller's continuation and the transfer while it runs, and once it
-        /// ended, its result until the caller had it; the response and the body kept so far.
+        /// The call's state: the caller's continuation and the transfer while it runs; the response
+        /// and the body kept so far.
         ///
         /// A tuple, so that it needs no value witnesses of its own: idle is no continuation and not
-        /// ended; running, a continuation and a task; finished, ended.
+        /// ended; running, a continuation and a task; finished, ended. Only cancellation can end a
+        /// call before it starts (its task is not resumed yet, its deadline not armed), so an early
+        /// end needs no result kept.
         private typealias State = (
             continuation: CheckedContinuation<(Data, URLResponse), any Error>?, task: URLSessionDataTask?,
-            ended: Bool, result: Result<(Data, URLResponse), any Error>?,
-            response: URLResponse?, keepsBody: Bool, body: Data, reserved: Int
+            ended: Bool, response: URLResponse?, keepsBody: Bool, body: Data, reserved: Int
         )
 
-        private let state = LockedValue<State>((nil, nil, false, nil, nil, true, Data(), 0))
+        private let state = LockedValue<State>((nil, nil, false, nil, true, Data(), 0))
         /// The deadline's timer, cancelled when the call ends first so that it neither fires nor
         /// keeps this object alive until the deadline.
         private let deadline = LockedValue<DeadlineTimer?>(nil)
@@ -150,18 +151,14 @@ enum HTTPTransfer {
         func start(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask)
             -> Bool
         {
-            let early = state.withLock { state -> Result<(Data, URLResponse), any Error>? in
-                guard state.ended else {
-                    state.continuation = continuation
-                    state.task = task
-                    return nil
-                }
-                defer { state.result = nil }
-                return state.result ?? .failure(CancellationError())
+            let started = state.withLock { state in
+                if state.ended { return false }
+                state.continuation = continuation
+                state.task = task
+                return true
             }
-            guard let early else { return true }
-            continuation.resume(with: early)
-            return false
+            if !started { continuation.resume(throwing: CancellationError()) }
+            return started
         }
 
         /// Takes the response's head: refuses a successful one whose `Content-Length` is over the
@@ -173,106 +170,75 @@ enum HTTPTransfer {
             let length = response.expectedContentLength
             // A status other than 2xx says what went wrong without its body.
             let keepsBody = status.map { (200..<300).contains($0) } ?? true
-            let refused = keepsBody && length > Int64(limit)
-            let error =
-                refused ? HTTPTransfer.bodyTooLarge(statusCode: status, size: length, cutOff: false, limit: limit) : nil
-            let (disposition, running) = state.withLock { state -> (URLSession.ResponseDisposition, Running?) in
-                if state.ended { return (.cancel, nil) }
-                if let error { return (.cancel, end(&state, with: .failure(error))) }
+            if keepsBody, length > Int64(limit) {
+                let error = HTTPTransfer.bodyTooLarge(statusCode: status, size: length, cutOff: false, limit: limit)
+                finish(with: .failure(error), stopping: .always)
+                return .cancel
+            }
+            let goesOn = state.withLock { state in
+                if state.ended { return false }
                 state.response = response
                 state.keepsBody = keepsBody
                 if keepsBody, length > 0 { reserve(&state, Int(length)) }
-                return (.allow, nil)
+                return true
             }
-            if let error { resume(running, with: .failure(error), stopping: .always) }
-            return disposition
+            return goesOn ? .allow : .cancel
         }
 
         /// Keeps the next piece of the body, or cuts the transfer off if it takes the body past the
         /// limit.
         func receive(_ data: Data) {
-            let cutOff = state.withLock { state -> (Running?, ConfigFetchError)? in
+            // The status and the size, when the piece takes the body past the limit.
+            let overflow = state.withLock { state -> (status: Int?, size: Int)? in
                 guard !state.ended, state.keepsBody else { return nil }
                 let size = state.body.count + data.count
-                guard size > limit else {
-                    reserve(&state, size)
-                    state.body.append(data)
-                    return nil
-                }
-                let status = (state.response as? HTTPURLResponse)?.statusCode
-                let error = HTTPTransfer.bodyTooLarge(statusCode: status, size: Int64(size), cutOff: true, limit: limit)
-                return (end(&state, with: .failure(error)), error)
+                if size > limit { return ((state.response as? HTTPURLResponse)?.statusCode, size) }
+                reserve(&state, size)
+                state.body.append(data)
+                return nil
             }
-            if let (running, error) = cutOff { resume(running, with: .failure(error), stopping: .always) }
+            if let (status, size) = overflow {
+                let error = HTTPTransfer.bodyTooLarge(statusCode: status, size: Int64(size), cutOff: true, limit: limit)
+                finish(with: .failure(error), stopping: .always)
+            }
         }
 
         /// Ends the call as the transfer ended: with the response and the body kept, or `error`.
         func complete(with error: (any Error)?) {
-            let ended = state.withLock { state -> (Running?, Result<(Data, URLResponse), any Error>)? in
-                if state.ended { return nil }
-                let result: Result<(Data, URLResponse), any Error>
-                if let error {
-                    result = .failure(error)
-                } else if let response = state.response {
-                    result = .success((state.body, response))
-                } else {
-                    // An empty `userInfo` built with `init()`: the default, a literal, costs a
-                    // dictionary built from a list.
-                    result = .failure(URLError(.badServerResponse, userInfo: .init()))
-                }
-                return (end(&state, with: result), result)
+            let kept = state.withLock { state -> (Data, URLResponse?)? in
+                state.ended ? nil : (state.body, state.response)
             }
-            if let (running, result) = ended { resume(running, with: result, stopping: .no) }
+            guard let (body, response) = kept else { return }
+            if let error {
+                finish(with: .failure(error), stopping: .no)
+            } else if let response {
+                finish(with: .success((body, response)), stopping: .no)
+            } else {
+                // An empty `userInfo` built with `init()`: the default, a literal, costs a
+                // dictionary built from a list.
+                finish(with: .failure(URLError(.badServerResponse, userInfo: .init())), stopping: .no)
+            }
         }
 
-        /// Ends the call with `result` unless it has ended, and stops the transfer as `stopping`
-        /// says.
+        /// Ends the call with `result` unless it has ended, lets go of the body, and stops the
+        /// transfer as `stopping` says.
+        ///
+        /// A call that has not started (only cancellation ends one so early) is resumed by
+        /// ``start(_:task:)`` instead, with `CancellationError`.
         func finish(with result: Result<(Data, URLResponse), any Error>, stopping: Stopping) {
             let running = state.withLock { state -> Running? in
-                state.ended ? nil : end(&state, with: result)
+                if state.ended { return nil }
+                state.ended = true
+                // That lock is never held while this one is taken.
+                let size = state.body.count
+                largestBody.withLock { $0 = max($0, size) }
+                state.body = Data()
+                state.response = nil
+                guard let continuation = state.continuation, let task = state.task else { return nil }
+                state.continuation = nil
+                state.task = nil
+                return (continuation, task)
             }
-            resume(running, with: result, stopping: stopping)
-        }
-
-        /// The caller's continuation and the transfer, once the call has ended.
-        private typealias Running = (
-            continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask
-        )
-
-        /// Marks the call, not ended yet, as ended with `result`, under the lock, and lets go of
-        /// the body.
-        ///
-        /// - Returns: The continuation to resume and the transfer, or `nil` if the call has not
-        ///   started (`result` then waits for ``start(_:task:)``).
-        private func end(_ state: inout State, with result: Result<(Data, URLResponse), any Error>) -> Running? {
-            state.ended = true
-            // That lock is never held while this one is taken.
-            let size = state.body.count
-            largestBody.withLock { $0 = max($0, size) }
-            state.body = Data()
-            state.response = nil
-            guard let continuation = state.continuation, let task = state.task else {
-                state.result = result
-                return nil
-            }
-            state.continuation = nil
-            state.task = nil
-            return (continuation, task)
-        }
-
-        /// Makes room for a body of `size` bytes, under the lock: at least doubling, never past the
-        /// limit, so that the body's storage stays within the limit too.
-        private func reserve(_ state: inout State, _ size: Int) {
-            guard size > state.reserved else { return }
-            state.reserved = min(limit, max(size, min(state.reserved, limit / 2) * 2, 16_384))
-            state.body.reserveCapacity(state.reserved)
-        }
-
-        /// Resumes the caller with `result`, out of the lock, and stops the transfer as `stopping`
-        /// says.
-        private func resume(
-            _ running: Running?, with result: Result<(Data, URLResponse), any Error>, stopping: Stopping
-        ) {
             guard let (continuation, task) = running else { return }
             deadline.withLock { timer in
                 timer?.source.cancel()
@@ -288,6 +254,19 @@ enum HTTPTransfer {
             // the runtime's lock on the task), nor from the delegate's: on Linux that is the
             // session's own queue, which `cancel()` waits for.
             if stops { DispatchQueue.global().async { task.cancel() } }
+        }
+
+        /// The caller's continuation and the transfer, once the call has ended.
+        private typealias Running = (
+            continuation: CheckedContinuation<(Data, URLResponse), any Error>, task: URLSessionDataTask
+        )
+
+        /// Makes room for a body of `size` bytes, under the lock: at least doubling, never past the
+        /// limit, so that the body's storage stays within the limit too.
+        private func reserve(_ state: inout State, _ size: Int) {
+            guard size > state.reserved else { return }
+            state.reserved = min(limit, max(size, min(state.reserved, limit / 2) * 2, 16_384))
+            state.body.reserveCapacity(state.reserved)
         }
     }
 }

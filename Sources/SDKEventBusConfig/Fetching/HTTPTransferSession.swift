@@ -15,9 +15,8 @@ import Foundation
 /// classes, headers, proxies, cookies, timeouts) and its delegate: on Apple platforms, every
 /// delegate message this session's delegate does not handle itself (an authentication challenge,
 /// metrics, waiting for connectivity) goes to the SDK's session's delegate; on Linux, where a
-/// delegate has no message forwarding, the two that change a transfer (an authentication challenge
-/// and a redirect) are passed on by hand, on the SDK's session's delegate queue. Either way they name
-/// this session.
+/// delegate has no message forwarding, an authentication challenge is passed on by hand, on the
+/// SDK's session's delegate queue. Either way they name this session.
 ///
 /// The session keeps its delegate until it is invalidated: this object's `deinit` asks for that,
 /// and the session does it once its transfers in flight have ended.
@@ -119,10 +118,11 @@ final class HTTPTransferSession: Sendable {
 
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation asks a session's own delegate only, and a Swift object has
-            // no message forwarding: the two messages that change a transfer are passed on here, on
-            // the SDK's session's delegate queue. Never answered on the session's own queue, where
-            // this delegate runs (`ImmediateQueue`): the answer to a challenge suspends or cancels
-            // the task, which waits for that queue.
+            // no message forwarding: an authentication challenge is passed on here, on the SDK's
+            // session's delegate queue. Never answered on the session's own queue, where this
+            // delegate runs (`ImmediateQueue`): the answer suspends or cancels the task, which waits
+            // for that queue. (A redirect is followed, as swift-corelibs-foundation followed it for
+            // the completion-handler task 1.0.0 ran, without asking the SDK's delegate.)
 
             func urlSession(
                 _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
@@ -135,21 +135,6 @@ final class HTTPTransferSession: Sendable {
                     }
                     delegate.urlSession(
                         session, task: task, didReceive: challenge, completionHandler: completionHandler)
-                }
-            }
-
-            func urlSession(
-                _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-            ) {
-                let base = base
-                base.delegateQueue.addOperation {
-                    guard let delegate = base.delegate as? any URLSessionTaskDelegate else {
-                        return completionHandler(request)
-                    }
-                    delegate.urlSession(
-                        session, task: task, willPerformHTTPRedirection: response, newRequest: request,
-                        completionHandler: completionHandler)
                 }
             }
         #else
