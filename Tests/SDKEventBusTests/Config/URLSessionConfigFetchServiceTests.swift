@@ -320,7 +320,8 @@ import Testing
     func oversizedBodyTakesNoMoreMemoryThanTheLimit(announcesLength: Bool) async throws {
         // 256 MB against a 1 MB limit. A transfer that holds the body whole before judging it takes
         // 256 MB or more (1.0.0's completion-handler task took twice the body: gathered, then
-        // copied). The bound leaves room for what other tests, running at the same time, take.
+        // copied). The bound, half the body, leaves room for what other tests running at the same
+        // time take, and for the thread sanitizer's own memory (up to 70 MB of growth under it).
         let response = Response(
             status: 200, body: Self.filler, announcesLength: announcesLength, repeatCount: 4_096)
         try await Self.withServer(maximumBodySize: Self.megabyte, answering: response) { server, service in
@@ -334,7 +335,7 @@ import Testing
                     "URLSessionConfigFetchServiceTests: a 256 MB body \(announcesLength ? "with" : "without")"
                         + " Content-Length raised the peak resident memory by \(growth / 1_024) KB;"
                         + " the server could not send it whole: \(server.abortedResponses == 1)")
-                #expect(growth < 64 * Self.megabyte, "the peak grew by \(growth / 1_024) KB")
+                #expect(growth < 128 * Self.megabyte, "the peak grew by \(growth / 1_024) KB")
             }
         }
     }
