@@ -44,7 +44,9 @@ BUDGETS = {
 CEILINGS = {
     "SDKEventBusCore": (77, 112),
     "SDKEventBusWire": (34, 71),  # 67 → 71: the wire form's integer, nesting and path fixes, 65.9 → 70.2 KB (1.1.0)
-    "SDKEventBusConfig": (200, 134),
+    # 134 → 139 KB: an HTTP fetch's transfer is delegate-driven, so that `maximumBodySize` bounds its
+    # memory (HTTPTransferSession, and the transfer's body handling); still far within the budget.
+    "SDKEventBusConfig": (200, 139),
     "SDKEventBusAppEvents": (36, 16),
     "SDKEventBus": (288, 130),  # 287 → 288: HTTPConfigFetchService is a ConfigFetchService (1.0.0)
     "SDKEventBusCoreTesting": (32, 57),

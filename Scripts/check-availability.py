@@ -215,10 +215,33 @@ SDK_FLOORS = {
     "URLResponse": (OLD, ""),
     "URLResponse.expectedContentLength": (OLD, ""),
     "URLSession": (URL_SESSION, ""),
-    "URLSession.dataTask(with:completionHandler:)": (URL_SESSION, ""),
     "URLSessionConfiguration.ephemeral": (URL_SESSION, ""),
     "URLSessionDataTask": (URL_SESSION, ""),
     "URLSessionTask.resume()": (URL_SESSION, ""),
+    # The delegate-driven transfer that bounds a body as it arrives (HTTPTransferSession): the
+    # delegate protocols and their dispositions are as old as URLSession, and so is cancelling a
+    # task from a dispatch queue.
+    "DispatchQueue": (OVERLAY, ""),
+    "DispatchQueue.async(group:qos:flags:execute:)": (OVERLAY, ""),
+    "Operation": (OLD, "NSOperation (iOS 2, macOS 10.5)"),
+    "Operation.start()": (OLD, ""),
+    "URLAuthenticationChallenge": (OLD, "NSURLAuthenticationChallenge"),
+    "URLCredential": (OLD, "NSURLCredential"),
+    "URLSession.AuthChallengeDisposition": (URL_SESSION, ""),
+    "URLSession.AuthChallengeDisposition.performDefaultHandling": (URL_SESSION, ""),
+    "URLSession.ResponseDisposition": (URL_SESSION, ""),
+    "URLSession.ResponseDisposition.allow": (URL_SESSION, ""),
+    "URLSession.ResponseDisposition.cancel": (URL_SESSION, ""),
+    "URLSession.configuration": (URL_SESSION, ""),
+    "URLSession.dataTask(with:)": (URL_SESSION, ""),
+    "URLSession.delegate": (URL_SESSION, ""),
+    "URLSession.delegateQueue": (URL_SESSION, ""),
+    "URLSession.finishTasksAndInvalidate()": (URL_SESSION, ""),
+    "URLSessionDataDelegate": (URL_SESSION, ""),
+    "URLSessionTask": (URL_SESSION, ""),
+    "URLSessionTask.cancel()": (URL_SESSION, ""),
+    "URLSessionTask.taskIdentifier": (URL_SESSION, ""),
+    "URLSessionTaskDelegate.urlSession(_:task:didReceive:completionHandler:)": (URL_SESSION, ""),
 }
 
 # Apple APIs worth flagging in code the Linux compiler never sees (see apple_only_regions): a regular

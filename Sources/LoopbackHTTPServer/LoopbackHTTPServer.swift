@@ -45,6 +45,15 @@ public final class LoopbackHTTPServer: Sendable {
         public var truncatedAfter: Int?
         /// Whether to send `Content-Length`; without it the body ends when the connection closes.
         public var announcesLength: Bool
+        /// How many times ``body`` is sent, one copy after the other.
+        ///
+        /// A large body the server never holds whole: 64 MB is a `body` of 64 KB sent 1,024 times.
+        /// `Content-Length` and ``truncatedAfter`` count the whole of it.
+        public var repeatCount: Int
+        /// Stops sending after this many bytes of the body (the head is sent whole) and calls `wait`,
+        /// on the connection's thread, before sending the rest: a test's hook to see whether a client
+        /// gives up on a body before it has arrived.
+        public var pause: (after: Int, wait: @Sendable () -> Void)?
 
         /// Creates a response.
         ///
@@ -55,13 +64,17 @@ public final class LoopbackHTTPServer: Sendable {
         ///   - delay: How long to wait before answering, in seconds.
         ///   - truncatedAfter: Sends only this many bytes of the body, then closes.
         ///   - announcesLength: Whether to send `Content-Length`.
+        ///   - repeatCount: How many times the body is sent, one copy after the other.
+        ///   - pause: Where in the body to stop, and what to wait for before sending the rest.
         public init(
             status: Int,
             headers: [String: String] = [:],
             body: Data = Data(),
             delay: TimeInterval = 0,
             truncatedAfter: Int? = nil,
-            announcesLength: Bool = true
+            announcesLength: Bool = true,
+            repeatCount: Int = 1,
+            pause: (after: Int, wait: @Sendable () -> Void)? = nil
         ) {
             self.status = status
             self.headers = headers
@@ -69,6 +82,8 @@ public final class LoopbackHTTPServer: Sendable {
             self.delay = delay
             self.truncatedAfter = truncatedAfter
             self.announcesLength = announcesLength
+            self.repeatCount = repeatCount
+            self.pause = pause
         }
     }
 
@@ -130,6 +145,16 @@ public final class LoopbackHTTPServer: Sendable {
         await core.waitForRequests(count)
     }
 
+    /// Returns once the server has finished at least `count` responses in all.
+    ///
+    /// A response is finished once it was sent whole, or given up on because the client went away
+    /// (``abortedResponses``): a hook for tests that look at a transfer once it is over.
+    ///
+    /// - Parameter count: How many responses to wait for.
+    public func waitForResponsesToEnd(_ count: Int) async {
+        await core.waitForResponsesToEnd(count)
+    }
+
     /// Stops accepting connections and closes the listening socket.
     ///
     /// When `stop()` returns, the accept thread has exited, the listening socket is closed, and a
@@ -172,7 +197,11 @@ private final class Core: Sendable {
     // Callers of `waitForRequests`, each with the request count it waits for; guarded by `state`.
     private nonisolated(unsafe) var requestWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] =
         []
+    // Callers of `waitForResponsesToEnd`, each with the response count it waits for; guarded by `state`.
+    private nonisolated(unsafe) var responseWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] =
+        []
     private nonisolated(unsafe) var aborted = 0  // guarded by `state`
+    private nonisolated(unsafe) var ended = 0  // guarded by `state`: responses sent whole or aborted
     private nonisolated(unsafe) var phase = Phase.running  // guarded by `state`
     private nonisolated(unsafe) var acceptLoopRunning = true  // guarded by `state`
     // Accepted connections whose request has not been read yet; guarded by `state`. A connection
@@ -215,6 +244,18 @@ private final class Core: Sendable {
                 return false
             }
             if received { continuation.resume() }
+        }
+    }
+
+    /// Returns once `count` responses have ended; resumed by `serve` outside the lock.
+    func waitForResponsesToEnd(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock {
+                guard ended < count else { return true }
+                responseWatchers.append((count, continuation))
+                return false
+            }
+            if done { continuation.resume() }
         }
     }
 
@@ -318,13 +359,40 @@ private final class Core: Sendable {
         if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\n"
         var headers = response.headers
-        if response.announcesLength { headers["Content-Length"] = "\(response.body.count)" }
+        let length = response.body.count * max(response.repeatCount, 0)
+        if response.announcesLength { headers["Content-Length"] = "\(length)" }
         headers["Connection"] = "close"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        var bytes = Data(head.utf8)
-        bytes.append(response.body.prefix(response.truncatedAfter ?? response.body.count))
-        if !sendAll(bytes, to: connection) { state.withLock { aborted += 1 } }
+        let end = min(length, response.truncatedAfter ?? length)
+        let pausedAt = response.pause.map { min($0.after, end) } ?? end
+        var sent =
+            sendAll(Data(head.utf8), to: connection) && sendBody(response.body, from: 0, to: pausedAt, to: connection)
+        if sent, let pause = response.pause {
+            pause.wait()
+            sent = sendBody(response.body, from: pausedAt, to: end, to: connection)
+        }
+        let satisfiedByEnd = state.withLock {
+            if !sent { aborted += 1 }
+            ended += 1
+            let count = ended
+            defer { responseWatchers.removeAll { $0.count <= count } }
+            return responseWatchers.filter { $0.count <= count }.map(\.continuation)
+        }
+        for watcher in satisfiedByEnd { watcher.resume() }
+    }
+
+    /// Sends bytes `start..<end` of `body` repeated end to end, never more than one copy at a time;
+    /// returns whether all of them were sent before the peer went away.
+    private func sendBody(_ body: Data, from start: Int, to end: Int, to connection: Int32) -> Bool {
+        var offset = start
+        while offset < end {
+            let within = offset % body.count
+            let part = body[(body.startIndex + within)..<(body.startIndex + min(body.count, within + end - offset))]
+            guard sendAll(part, to: connection) else { return false }
+            offset += part.count
+        }
+        return true
     }
 
     private func readRequest(_ connection: Int32) -> LoopbackHTTPServer.Request? {

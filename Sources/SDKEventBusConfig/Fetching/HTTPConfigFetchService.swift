@@ -28,7 +28,8 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
     private let headers: [String: String]
     private let timeout: TimeInterval
     private let maximumBodySize: Int
-    private let session: URLSession
+    /// The session the transfers run on, made with `session`'s configuration.
+    let transferSession: HTTPTransferSession
     /// The last configuration decoded, the body it came from and its `ETag`.
     private let validator = LockedValue<HTTPTransfer.Validator?>(nil)
 
@@ -40,11 +41,19 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
     ///   - timeout: How long a request may take, in all, in seconds, before it fails with a transport
     ///     error (10 s when it is not a number). The service enforces it as a deadline on the whole transfer (`URLSession`'s own timeout only
     ///     counts idle time on Apple platforms, and whole seconds on Linux).
-    ///   - maximumBodySize: The largest body accepted, in bytes; a larger one fails with
-    ///     ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded. `URLSession` hands the body
-    ///     over whole, so the limit bounds what the SDK decodes and keeps, not the transfer itself.
-    ///   - session: The session to use, for example one whose delegate pins certificates; by
-    ///     default an ephemeral one, so that a local HTTP cache never answers for the server.
+    ///   - maximumBodySize: The largest body accepted, in bytes (decoded, when the server compresses
+    ///     it); a larger one fails with ``ConfigFetchError/Code/bodyTooLarge`` and is never decoded.
+    ///     The limit bounds the memory a fetch takes, not just what it accepts: a `Content-Length`
+    ///     over it is refused before the body is read, and a body that streams past it is cut off
+    ///     there; the transfer is cancelled either way. The body of a status other than 2xx is not
+    ///     kept at all.
+    ///   - session: The session whose configuration and delegate the service uses, for example one
+    ///     whose delegate pins certificates; by default an ephemeral one, so that a local HTTP cache
+    ///     never answers for the server. The transfers run on a session the service makes with this
+    ///     one's configuration and a delegate of its own, so that it sees the body as it arrives; on
+    ///     Apple platforms, the delegate messages it does not handle itself (authentication
+    ///     challenges, metrics) go to this session's delegate; on Linux, authentication challenges
+    ///     do.
     public init(
         url: URL,
         headers: [String: String] = [:],
@@ -56,7 +65,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
         self.headers = headers
         self.timeout = timeout.isNaN ? 10 : timeout
         self.maximumBodySize = maximumBodySize
-        self.session = session
+        self.transferSession = HTTPTransferSession(basedOn: session)
     }
 
     /// Fetches the configuration, off the caller's actor; an unchanged one (304) returns the
@@ -84,7 +93,7 @@ public final class HTTPConfigFetchService<Config: RemoteConfig>: BodyPassingConf
         // Everything but decoding is the same for every `Config`: it lives in one non-generic
         // function, and only this short one is made for each configuration type.
         let (config, body) = try await HTTPTransfer.fetch(
-            url, headers: headers, timeout: timeout, maximumBodySize: maximumBodySize, session: session,
+            url, headers: headers, timeout: timeout, maximumBodySize: maximumBodySize, on: transferSession,
             validator: validator
         ) { body throws(JSONDecodingError) in try Config.decode(from: body) }
         // `fetch` returns what the closure decoded, or what the validator keeps: a `Config`.
@@ -112,8 +121,8 @@ extension HTTPTransfer {
     /// - Returns: The configuration, decoded by `decode` or kept by `validator`, and its body.
     /// - Throws: ``ConfigFetchError``, what `decode` throws, or `CancellationError`.
     static func fetch(
-        _ url: URL, headers: [String: String], timeout: TimeInterval, maximumBodySize: Int, session: URLSession,
-        validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfig
+        _ url: URL, headers: [String: String], timeout: TimeInterval, maximumBodySize: Int,
+        on transfers: HTTPTransferSession, validator: LockedValue<Validator?>, decode: (Data) throws -> any RemoteConfig
     ) async throws -> (config: any RemoteConfig, body: Data) {
         // Only the transfer is asynchronous: the rest is in synchronous functions, which take less
         // code than the parts an `async` function is split into.
@@ -122,7 +131,8 @@ extension HTTPTransfer {
         let body: Data
         let response: URLResponse
         do {
-            (body, response) = try await run(request, on: session, timeout: timeout)
+            (body, response) = try await run(
+                request, on: transfers, timeout: timeout, maximumBodySize: maximumBodySize)
         } catch {
             throw transportError(error)
         }
@@ -170,14 +180,12 @@ extension HTTPTransfer {
             }
             return (previous.config, previous.body)
         case 200..<300:
+            // The transfer refused a larger body; this holds whatever transport brought it.
             let limit = maximumBodySize
             guard body.count <= limit, http.expectedContentLength <= Int64(limit) else {
-                throw ConfigFetchError(
-                    code: .bodyTooLarge,
-                    statusCode: http.statusCode,
-                    reason:
-                        "the body has \(max(Int64(body.count), http.expectedContentLength)) bytes; the limit is \(limit)"
-                )
+                throw bodyTooLarge(
+                    statusCode: http.statusCode, size: max(Int64(body.count), http.expectedContentLength),
+                    cutOff: false, limit: limit)
             }
             let config = try decode(body)
             validator.withLock { validator in

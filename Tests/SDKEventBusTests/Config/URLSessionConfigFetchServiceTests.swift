@@ -202,6 +202,199 @@ import Testing
         }
     }
 
+    // MARK: A body over the limit
+
+    static let megabyte = 1 << 20
+    /// 64 KB of JSON whitespace: sent 1,024 times, a 64 MB body the server never holds whole.
+    static let filler = Data(repeating: UInt8(ascii: " "), count: 64 * 1024)
+
+    /// A body the server stops sending after some bytes until the test releases the rest, so that a
+    /// test can tell whether a fetch ended before the rest was sent without timing it.
+    final class HeldBody: Sendable {
+        private let released = DispatchSemaphore(value: 0)
+        private let resumed = LockedValue(false)
+        private let after: Int
+
+        init(after: Int) {
+            self.after = after
+        }
+
+        /// Whether the server has gone on to send the rest.
+        var restWasSent: Bool { resumed.withLock { $0 } }
+
+        /// Stops after `after` bytes and waits for ``release()`` on the server's connection thread;
+        /// at most a minute, so that a failing test does not keep the thread.
+        var pause: (after: Int, wait: @Sendable () -> Void) {
+            (
+                after,
+                { [self] in
+                    _ = released.wait(timeout: .now() + 60)
+                    resumed.withLock { $0 = true }
+                }
+            )
+        }
+
+        /// Lets the server send the rest.
+        func release() {
+            released.signal()
+        }
+    }
+
+    /// Fetches, expecting `bodyTooLarge`; returns the error.
+    static func bodyTooLarge(
+        from service: HTTPConfigFetchService<ProjectConfig>, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> ConfigFetchError? {
+        do {
+            _ = try await service.fetchLiveConfig()
+            Issue.record("an oversized body was accepted", sourceLocation: sourceLocation)
+        } catch let error as ConfigFetchError where error.code == .bodyTooLarge {
+            #expect(error.statusCode == 200, sourceLocation: sourceLocation)
+            #expect(!error.isRetryable, sourceLocation: sourceLocation)
+            return error
+        } catch {
+            Issue.record("failed with \(error), not bodyTooLarge", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
+    @Test func contentLengthOverTheLimitIsRefusedBeforeTheBodyIsRead() async throws {
+        // The server sends the head, announcing 64 MB, then waits: a client that reads the body
+        // before it judges its size waits with it.
+        let held = HeldBody(after: 0)
+        let response = Response(status: 200, body: Self.filler, repeatCount: 1_024, pause: held.pause)
+        try await Self.withServer(maximumBodySize: Self.megabyte, answering: response) { _, service in
+            let error = await Self.bodyTooLarge(from: service)
+            #expect(!held.restWasSent, "the fetch waited for the body")
+            held.release()
+            #expect(
+                error?.description
+                    == "config fetch failed (bodyTooLarge 200): the body has 67108864 bytes; the limit is 1048576")
+            #expect(service.transferSession.largestBodyBuffered == 0)
+        }
+    }
+
+    @Test func bodyWithoutContentLengthIsCutOffAsItStreamsPastTheLimit() async throws {
+        // The server sends 2 MB of a 64 MB body without Content-Length, then waits.
+        let held = HeldBody(after: 2 * Self.megabyte)
+        let response = Response(
+            status: 200, body: Self.filler, announcesLength: false, repeatCount: 1_024, pause: held.pause)
+        try await Self.withServer(maximumBodySize: Self.megabyte, answering: response) { _, service in
+            let error = await Self.bodyTooLarge(from: service)
+            #expect(!held.restWasSent, "the fetch waited for the whole body")
+            held.release()
+            let description = try #require(error?.description)
+            #expect(description.hasPrefix("config fetch failed (bodyTooLarge 200): the body has at least "))
+            #expect(description.hasSuffix(" bytes (it was cut off there); the limit is 1048576"))
+            #expect(service.transferSession.largestBodyBuffered <= Self.megabyte)
+        }
+    }
+
+    /// The fixture followed by spaces, `size` bytes in all.
+    static func fixture(paddedTo size: Int) -> Data {
+        Self.fixture + Data(repeating: UInt8(ascii: " "), count: size - Self.fixture.count)
+    }
+
+    @Test(arguments: [true, false])
+    func bodyExactlyAtTheLimitIsAccepted(announcesLength: Bool) async throws {
+        let limit = Self.fixture.count + 100_000
+        let response = Response(status: 200, body: Self.fixture(paddedTo: limit), announcesLength: announcesLength)
+        try await Self.withServer(maximumBodySize: limit, answering: response) { _, service throws in
+            #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
+            #expect(service.transferSession.largestBodyBuffered == limit)
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func bodyOneByteOverTheLimitIsRefused(announcesLength: Bool) async throws {
+        let limit = Self.fixture.count + 100_000
+        let response = Response(status: 200, body: Self.fixture(paddedTo: limit + 1), announcesLength: announcesLength)
+        try await Self.withServer(maximumBodySize: limit, answering: response) { _, service in
+            let error = await Self.bodyTooLarge(from: service)
+            let size = announcesLength ? "\(limit + 1)" : "at least \(limit + 1)"
+            #expect(error?.description.contains("the body has \(size) bytes") == true, "\(String(describing: error))")
+            #expect(service.transferSession.largestBodyBuffered <= limit)
+        }
+    }
+
+    @Test(.serialized, arguments: [true, false])
+    func oversizedBodyTakesNoMoreMemoryThanTheLimit(announcesLength: Bool) async throws {
+        // 256 MB against a 1 MB limit. A transfer that holds the body whole before judging it takes
+        // 256 MB or more (1.0.0's completion-handler task took twice the body: gathered, then
+        // copied). The bound, half the body, leaves room for what other tests running at the same
+        // time take, and for the thread sanitizer's own memory (up to 70 MB of growth under it).
+        let response = Response(
+            status: 200, body: Self.filler, announcesLength: announcesLength, repeatCount: 4_096)
+        try await Self.withServer(maximumBodySize: Self.megabyte, answering: response) { server, service in
+            let memory = PeakResidentMemory()
+            _ = await Self.bodyTooLarge(from: service)
+            // The peak once the transfer is over, not just once the caller has its error.
+            await server.waitForResponsesToEnd(1)
+            #expect(service.transferSession.largestBodyBuffered <= Self.megabyte)
+            if let growth = memory?.growth {
+                print(
+                    "URLSessionConfigFetchServiceTests: a 256 MB body \(announcesLength ? "with" : "without")"
+                        + " Content-Length raised the peak resident memory by \(growth / 1_024) KB;"
+                        + " the server could not send it whole: \(server.abortedResponses == 1)")
+                #expect(growth < 128 * Self.megabyte, "the peak grew by \(growth / 1_024) KB")
+            }
+        }
+    }
+
+    @Test func compressedBodyIsDecodedAndItsDecodedSizeIsWhatTheLimitBounds() async throws {
+        // 1 MB of spaces after the fixture, served as about 33 KB of gzip: within the limit as sent,
+        // over it decoded.
+        let bomb = GzipBody.make(Self.fixture, thenSpaces: Self.megabyte)
+        let response = Response(status: 200, headers: ["Content-Encoding": "gzip"], body: bomb)
+        try await Self.withServer(maximumBodySize: Self.megabyte, answering: response) { _, service in
+            let error = await Self.bodyTooLarge(from: service)
+            #expect(error?.description.contains("(it was cut off there); the limit is 1048576") == true)
+            #expect(service.transferSession.largestBodyBuffered <= Self.megabyte)
+        }
+        let compressed = Response(
+            status: 200, headers: ["Content-Encoding": "gzip"], body: GzipBody.make(Self.fixture, thenSpaces: 1_000))
+        try await Self.withServer(maximumBodySize: Self.fixture.count + 1_000, answering: compressed) {
+            _, service throws in
+            #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
+        }
+    }
+
+    @Test func redirectIsFollowed() async throws {
+        let handler: LoopbackHTTPServer.Handler = { request in
+            request.path == "/config/key-1.json"
+                ? Response(status: 302, headers: ["Location": "/config/moved.json"])
+                : Response(status: 200, body: Self.fixture)
+        }
+        try await Self.withServer(answering: handler) { server, service throws in
+            #expect(try await service.fetchLiveConfig() == Fixtures.projectConfig)
+            #expect(server.receivedRequests.map(\.path) == ["/config/key-1.json", "/config/moved.json"])
+        }
+    }
+
+    @Test func errorStatusWithABodyOverTheLimitIsStillAnHTTPStatusError() async throws {
+        // The body of a 503 is not kept, so its size says nothing: the status decides the retry.
+        let response = Response(status: 503, body: Self.filler, repeatCount: 32)
+        try await Self.withServer(maximumBodySize: 1_024, answering: response) { _, service in
+            await #expect {
+                try await service.fetchLiveConfig()
+            } throws: { error in
+                (error as? ConfigFetchError).map { $0.code == .httpStatus && $0.statusCode == 503 } ?? false
+            }
+            #expect(service.transferSession.largestBodyBuffered == 0)
+        }
+    }
+
+    @Test func droppedServiceInvalidatesItsSessionSoThatTheSessionLetsGoOfItsDelegate() async throws {
+        // A session keeps its delegate until it is invalidated: a service that did not invalidate
+        // its own would leak both.
+        let server = try LoopbackHTTPServer { _ in Response(status: 200, body: Self.fixture) }
+        var service: HTTPConfigFetchService<ProjectConfig>? = HTTPConfigFetchService(url: server.url())
+        _ = try await service?.fetchLiveConfig()
+        let invalidated = try #require(service?.transferSession.waitUntilInvalidated)
+        service = nil
+        await invalidated()
+        await Self.stop(server)
+    }
+
     @Test func malformedBodyFailsWithTheSameErrorAsTheDecoder() async throws {
         let body = Data(Self.fixture.prefix(500))
         var expected: JSONDecodingError?
@@ -402,5 +595,41 @@ import Testing
             #expect(client.status.isShutDown)
             #expect(client.config == nil)
         }
+    }
+}
+
+/// The process's peak resident memory from now on, where the system can measure it (Linux): the
+/// peak is reset when this is made, and ``growth`` is how far it rose above the memory resident
+/// then.
+///
+/// Process-wide, so it counts other tests' memory too: a bound checked with it needs a margin.
+struct PeakResidentMemory {
+    private let start: Int
+
+    /// Resets the peak; `nil` where the system cannot.
+    init?() {
+        #if os(Linux)
+            // Writing 5 to clear_refs resets VmHWM, the peak, to VmRSS (Linux 4.0 and later).
+            guard (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) != nil,
+                let resident = Self.status("VmRSS:")
+            else { return nil }
+            start = resident
+        #else
+            return nil
+        #endif
+    }
+
+    /// How far the peak rose above the memory resident when this was made, in bytes.
+    var growth: Int? {
+        Self.status("VmHWM:").map { max($0 - start, 0) }
+    }
+
+    /// A line of /proc/self/status that gives kilobytes, in bytes.
+    private static func status(_ field: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1_024
     }
 }
