@@ -15,21 +15,18 @@ public import SDKEventBusCore
 /// buses.release(.checkout)        // every checkout subscription ends
 /// ```
 ///
-/// Synchronous and safe to call from any thread.
+/// Synchronous and safe to call from any thread. Creating, looking up and releasing a scope take
+/// the same time on average however many scopes the container holds.
 public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
-    /// The registered buses, and a version that every change bumps.
+    /// The registered buses, by scope.
     ///
     /// Looking a scope up runs the scope's own `hash(into:)` and `==`, and naming a bus its
     /// `description`: user code, which must never run under the lock (it may call back into the
-    /// container). So the lock only hands out the current dictionary and installs a new one if no
-    /// one changed it meanwhile; lookups and changes happen on copies, outside it. Replaced
-    /// dictionaries are released outside it too: their last release runs the scopes' `deinit`s.
-    private struct Registry: Sendable {
-        var version: UInt64 = 0
-        var buses: [Scope: AppEventBus] = [:]
-    }
-
-    private let registry = LockedValue(Registry())
+    /// container). So the lock only hands out the one bucket of the table a scope's hash value
+    /// selects, and installs a change if no one changed that bucket meanwhile; the scope is hashed
+    /// before, and compared after (see ``ScopeTable``). What leaves the table is released outside
+    /// the lock too: its last release runs the scope's `deinit`.
+    private let registry = LockedValue(ScopeTable())
     private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
 
     /// Creates an empty container.
@@ -44,15 +41,16 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The bus registered for `scope`.
     public func bus(for scope: Scope) -> AppEventBus {
+        let hash = scope.hashValue
         var created: AppEventBus?
         while true {
-            let (version, buses) = snapshot()
-            if let bus = buses[scope] { return bus }
-            let bus = created ?? AppEventBus(name: "\(scope)", diagnostics: diagnostics)
+            let (view, position) = find(scope, hash: hash)
+            if let position { return view.entries[position].bus }
+            let bus = created ?? makeBus(for: scope)
             created = bus
-            var updated = buses
-            updated[scope] = bus
-            if install(&updated, over: version) { return bus }
+            let entry = ScopeTable.Entry(hash: hash, key: TypedScopeKey(scope), bus: bus)
+            // What the insertion retired is released here, after unlocking.
+            if registry.withLock({ $0.insert(entry, over: view) }).inserted { return bus }
         }
     }
 
@@ -64,12 +62,12 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Throws: ``AppEventBusContainerError/alreadyRegistered(scope:)`` when `scope` has a bus;
     ///   that bus stays registered.
     public func register(_ bus: AppEventBus, for scope: Scope) throws(AppEventBusContainerError) {
+        let hash = scope.hashValue
+        let entry = ScopeTable.Entry(hash: hash, key: TypedScopeKey(scope), bus: bus)
         while true {
-            let (version, buses) = snapshot()
-            guard buses[scope] == nil else { throw .alreadyRegistered(scope: "\(scope)") }
-            var updated = buses
-            updated[scope] = bus
-            if install(&updated, over: version) { return }
+            let (view, position) = find(scope, hash: hash)
+            guard position == nil else { throw .alreadyRegistered(scope: "\(scope)") }
+            if registry.withLock({ $0.insert(entry, over: view) }).inserted { return }
         }
     }
 
@@ -78,7 +76,8 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The registered bus, or `nil`.
     public func existingBus(for scope: Scope) -> AppEventBus? {
-        snapshot().buses[scope]
+        let (view, position) = find(scope, hash: scope.hashValue)
+        return position.map { view.entries[$0].bus }
     }
 
     /// Removes the bus of `scope` and ends every subscription on it.
@@ -89,39 +88,41 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Returns: Whether a bus was registered for `scope`.
     @discardableResult
     public func release(_ scope: Scope) -> Bool {
+        let hash = scope.hashValue
         while true {
-            let (version, buses) = snapshot()
-            guard buses[scope] != nil else { return false }
-            var updated = buses
-            guard let bus = updated.removeValue(forKey: scope) else { return false }
-            if install(&updated, over: version) {
-                bus.cancelAll()
-                return true
-            }
+            let (view, position) = find(scope, hash: hash)
+            guard let position else { return false }
+            // The bucket's entries as they were are released here, after unlocking.
+            guard registry.withLock({ $0.remove(at: position, over: view) }).removed else { continue }
+            view.entries[position].bus.cancelAll()
+            return true
         }
     }
 
     /// The scopes that have a bus.
     public var scopes: [Scope] {
-        Array(snapshot().buses.keys)
+        registry.withLock { $0.allEntries() }.map { unsafeDowncast($0.key, to: TypedScopeKey<Scope>.self).scope }
     }
 
-    /// The registered buses as they are now, and their version.
-    private func snapshot() -> (version: UInt64, buses: [Scope: AppEventBus]) {
-        registry.withLock { ($0.version, $0.buses) }
+    /// The bucket of the table that `hash`, the hash value of `scope`, selects, and the position of
+    /// the scope's entry in it: the bucket is taken out under the lock, and searched after, since
+    /// the search runs the scope's `==`.
+    @inline(__always)
+    private func find(_ scope: Scope, hash: Int) -> (view: ScopeTable.View, position: Int?) {
+        let view = registry.withLock { $0.view(of: hash) }
+        let position = withUnsafePointer(to: scope) { view.position(of: UnsafeRawPointer($0), hash: hash) }
+        return (view, position)
     }
 
-    /// Installs `buses` unless the registry changed since `version`; on success `buses` holds the
-    /// dictionary it replaced, for the caller to release after unlocking.
-    ///
-    /// - Returns: Whether it was installed; if not, the caller starts again from a new snapshot.
-    private func install(_ buses: inout [Scope: AppEventBus], over version: UInt64) -> Bool {
-        registry.withLock { registry in
-            guard registry.version == version else { return false }
-            swap(&registry.buses, &buses)
-            registry.version &+= 1
-            return true
-        }
+    /// The bus `bus(for:)` creates for `scope`, named by its description.
+    private func makeBus(for scope: Scope) -> AppEventBus {
+        AppEventBus(name: "\(scope)", diagnostics: diagnostics)
+    }
+
+    /// How many entries the table's changes wrote: for tests that check the work per change stays
+    /// constant on average.
+    var entriesWritten: Int {
+        registry.withLock { $0.entriesWritten }
     }
 }
 
