@@ -31,8 +31,8 @@ public final class AppEventBus: Sendable {
     let storage: BusStorage
     /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
     let name: String
-    /// Set once the all-events feed has had a subscriber: from then on a publish reads the clock.
-    let hasFeed = OneWayFlag()
+    /// Whether an all-events feed is open: a publish reads the clock only then.
+    let status: AppBusStatus
 
     /// Creates a bus.
     ///
@@ -42,6 +42,7 @@ public final class AppEventBus: Sendable {
     ///     events), on the thread where it happens.
     public init(name: String = "app", diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil) {
         self.name = name
+        status = AppBusStatus()
         storage = BusStorage(layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics)
     }
 
@@ -81,7 +82,7 @@ public final class AppEventBus: Sendable {
     ) {
         let box: AppEventBox = TypedAppEventBox(
             event,
-            date: hasFeed.isSet ? Date() : nil,
+            date: status.hasOpenFeed ? Date() : nil,
             source: source,
             fileID: fileID,
             line: line
