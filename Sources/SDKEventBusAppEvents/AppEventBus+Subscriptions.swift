@@ -260,8 +260,9 @@ extension AppEventBus {
         let subscribe:
             (LaneSelector, SubscriptionLifetime, (EventSubscription) -> ErasedCallback) -> EventSubscription = {
                 lane, lifetime, makeCallback in
-                storage.subscribe(
-                    event: Self.allEventsFeed, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
+                self.endingIfReleased(
+                    storage.subscribe(
+                        event: Self.allEventsFeed, lane: lane, lifetime: lifetime, makeCallback: makeCallback))
             }
         return makeStream(
             bufferingPolicy: bufferingPolicy,

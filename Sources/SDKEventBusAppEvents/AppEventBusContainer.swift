@@ -4,7 +4,9 @@ public import SDKEventBusCore
 /// the container registers, looks up and releases by identifier.
 ///
 /// Releasing a scope ends every subscription of its bus at once (streams finish), so a screen that
-/// goes away takes its listeners with it, however many parts of it subscribed.
+/// goes away takes its listeners with it, however many parts of it subscribed, even one that
+/// subscribes on another thread while the scope is released. A bus serves one scope: registering
+/// a bus that already serves another is refused.
 ///
 /// ```swift
 /// enum Section: Hashable, Sendable { case checkout, profile }
@@ -36,6 +38,15 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// Lets go of the buses without ending their subscriptions: whoever still holds one may go on
+    /// using it, or register it in another container.
+    deinit {
+        let buckets = registry.withLock { $0.removeAll() }
+        for bucket in buckets {
+            for entry in bucket.entries { entry.bus.status.freed() }
+        }
+    }
+
     /// The bus of `scope`, created on first use.
     ///
     /// - Parameter scope: The scope's identifier.
@@ -56,17 +67,34 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
 
     /// Registers a bus you made for `scope`.
     ///
+    /// A scope has one bus, and a bus serves one scope: a bus registered for a scope, in this
+    /// container or another, is refused for any other until its scope is released (or its container
+    /// goes away). A released bus may be registered again.
+    ///
     /// - Parameters:
     ///   - bus: The bus.
     ///   - scope: The scope's identifier.
-    /// - Throws: ``AppEventBusContainerError/alreadyRegistered(scope:)`` when `scope` has a bus;
-    ///   that bus stays registered.
+    /// - Throws: ``AppEventBusContainerError/alreadyRegistered(scope:)`` when `scope` has a bus
+    ///   (naming `scope`; that bus stays registered), or when `bus` serves another scope (naming
+    ///   that scope, which keeps it). Nothing changes.
     public func register(_ bus: AppEventBus, for scope: Scope) throws(AppEventBusContainerError) {
         let hash = scope.hashValue
+        let description = "\(scope)"
         let entry = ScopeTable.Entry(hash: hash, key: TypedScopeKey(scope), bus: bus)
+        // What the bus was before this container claimed it, to restore if the scope is taken.
+        var claimed: AppBusStatus.Membership?
         while true {
             let (view, position) = find(scope, hash: hash)
-            guard position == nil else { throw .alreadyRegistered(scope: "\(scope)") }
+            guard position == nil else {
+                if let claimed { bus.status.unclaim(restoring: claimed) }
+                throw .alreadyRegistered(scope: description)
+            }
+            if claimed == nil {
+                switch bus.status.claim(for: description) {
+                case .taken(let other): throw .alreadyRegistered(scope: other)
+                case .claimed(let previous): claimed = previous
+                }
+            }
             if registry.withLock({ $0.insert(entry, over: view) }).inserted { return }
         }
     }
@@ -82,7 +110,12 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
 
     /// Removes the bus of `scope` and ends every subscription on it.
     ///
-    /// Someone still holding the bus may go on using it; a later ``bus(for:)`` creates a new one.
+    /// The bus serves no scope from then on: a subscription made on it later (by code that looked
+    /// the bus up before the release, say, on another thread) ends at once, its stream finishing,
+    /// and the bus reports it to its diagnostics as
+    /// ``/SDKEventBusCore/BusDiagnostic/subscribedToReleasedBus(bus:)``, so that no subscription
+    /// outlives its scope unseen. A later ``bus(for:)`` creates a new bus; registering the released
+    /// one again, here or in another container, makes it serve that scope.
     ///
     /// - Parameter scope: The scope's identifier.
     /// - Returns: Whether a bus was registered for `scope`.
@@ -94,7 +127,11 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
             guard let position else { return false }
             // The bucket's entries as they were are released here, after unlocking.
             guard registry.withLock({ $0.remove(at: position, over: view) }).removed else { continue }
-            view.entries[position].bus.cancelAll()
+            let bus = view.entries[position].bus
+            // Marked first: a subscription the ending below does not see sees the mark.
+            bus.status.releasing()
+            bus.cancelAll()
+            bus.status.released()
             return true
         }
     }
@@ -116,7 +153,11 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
 
     /// The bus `bus(for:)` creates for `scope`, named by its description.
     private func makeBus(for scope: Scope) -> AppEventBus {
-        AppEventBus(name: "\(scope)", diagnostics: diagnostics)
+        let name = "\(scope)"
+        let bus = AppEventBus(name: name, diagnostics: diagnostics)
+        // A bus no one else holds yet: the claim succeeds.
+        _ = bus.status.claim(for: name)
+        return bus
     }
 
     /// How many entries the table's changes wrote: for tests that check the work per change stays
@@ -128,15 +169,18 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
 
 /// Why an ``AppEventBusContainer`` refused a request.
 public enum AppEventBusContainerError: Error, Equatable, CustomStringConvertible {
-    /// A bus is already registered for the scope (described by its `String(describing:)`); the
-    /// registered bus was kept.
+    /// A bus is already registered for the scope that `scope` describes (its `String(describing:)`),
+    /// and a scope has one bus while a bus serves one scope: either the scope you registered a bus
+    /// for already has one, or the bus you registered already serves the scope named here, in this
+    /// container or another. Nothing changed: the registered bus keeps its scope.
     case alreadyRegistered(scope: String)
 
     /// What went wrong, for logs.
     public var description: String {
         switch self {
         case .alreadyRegistered(let scope):
-            "a bus is already registered for scope \(scope); release it before registering another"
+            "a bus is already registered for scope \(scope), and a scope has one bus, a bus one scope: "
+                + "release scope \(scope) before registering another bus for it, or its bus for another scope"
         }
     }
 }

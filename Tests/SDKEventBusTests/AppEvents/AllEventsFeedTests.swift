@@ -77,6 +77,16 @@ import Testing
         withExtendedLifetime(feed) {}
     }
 
+    /// A feed asked for on a released bus ends at once: it never makes publishes read the clock.
+    @Test func aFeedOfAReleasedBusNeverStartsTheClock() {
+        let container = AppEventBusContainer<String>()
+        let bus = container.bus(for: "feed")
+        container.release("feed")
+        let feed = bus.allEvents()
+        #expect(!bus.status.hasOpenFeed)
+        withExtendedLifetime(feed) {}
+    }
+
     /// A feed opened after the last one ended starts the clock again.
     @Test func aFeedOpenedAgainStartsTheClockAgain() async {
         let bus = AppEventBus()

@@ -5,8 +5,34 @@ import Testing
 @testable import SDKEventBusCore
 
 /// What a container promises about its scopes, found by driving it from outside (issue 35): scopes
-/// come and go in constant time on average.
+/// come and go in constant time on average, a bus serves one scope, and no subscription outlives
+/// its scope unseen, even one made on another thread while the scope is released.
 @Suite(.timeLimit(.minutes(2))) struct AppEventBusScopeTests {
+    struct Ping: AppEvent {
+        let number: Int
+    }
+
+    actor Listener {}
+
+    /// The diagnostics a bus reported.
+    final class Reports: Sendable {
+        private let reports = LockedValue<[BusDiagnostic]>([])
+
+        var record: @Sendable (BusDiagnostic) -> Void {
+            { [self] diagnostic in reports.withLock { $0.append(diagnostic) } }
+        }
+
+        /// The buses named by `subscribedToReleasedBus` reports, in order.
+        var releasedBusSubscriptions: [String] {
+            reports.withLock { reports in
+                reports.compactMap { report in
+                    guard case .subscribedToReleasedBus(let bus) = report else { return nil }
+                    return bus
+                }
+            }
+        }
+    }
+
     /// A scope whose hash value is its `group`: scopes of one group share a hash value, and so a
     /// bucket of the container's table.
     struct CollidingScope: Hashable, Sendable, CustomStringConvertible {
@@ -96,5 +122,240 @@ import Testing
         }
         #expect(Set(container.scopes) == Set(model.keys))
         for (scope, bus) in model { #expect(container.existingBus(for: scope) === bus) }
+    }
+
+    // MARK: 6. One bus never serves two scopes
+
+    /// A bus that serves one scope is refused for another, naming the scope it serves: otherwise a
+    /// publish in one scope reached the other's subscribers, and releasing one ended the other's
+    /// subscriptions.
+    @Test func aBusThatServesOneScopeIsRefusedForAnother() throws {
+        let container = AppEventBusContainer<String>()
+        let checkout = container.bus(for: "checkout")
+        #expect(throws: AppEventBusContainerError.alreadyRegistered(scope: "checkout")) {
+            try container.register(checkout, for: "profile")
+        }
+        let mine = AppEventBus(name: "mine")
+        try container.register(mine, for: "settings")
+        #expect(throws: AppEventBusContainerError.alreadyRegistered(scope: "settings")) {
+            try container.register(mine, for: "profile")
+        }
+        #expect(container.existingBus(for: "profile") == nil, "nothing changed")
+        #expect(Set(container.scopes) == ["checkout", "settings"])
+
+        let calls = LockedValue(0)
+        checkout.on(Ping.self, delivery: .immediate) { _ in calls.withLock { $0 += 1 } }
+        container.bus(for: "profile").publish(Ping(number: 1))
+        #expect(calls.withLock { $0 } == 0, "a publish in one scope reaches no other")
+        container.release("profile")
+        #expect(checkout.listenerCount(for: Ping.self) == 1, "releasing one scope ends no other's subscriptions")
+    }
+
+    /// The refusal holds across containers: a bus serves one scope in all of them.
+    @Test func aBusThatServesAScopeInOneContainerIsRefusedByAnother() throws {
+        let screens = AppEventBusContainer<String>()
+        let sections = AppEventBusContainer<Int>()
+        let bus = screens.bus(for: "home")
+        #expect(throws: AppEventBusContainerError.alreadyRegistered(scope: "home")) {
+            try sections.register(bus, for: 1)
+        }
+        #expect(sections.scopes.isEmpty)
+        #expect(
+            String(describing: AppEventBusContainerError.alreadyRegistered(scope: "home"))
+                .contains("a bus is already registered for scope home"))
+    }
+
+    /// A bus refused because its scope was taken stays free, and a released bus may serve another
+    /// scope, here or elsewhere, as may one whose container went away.
+    @Test func aBusThatServesNoScopeMayBeRegistered() throws {
+        let container = AppEventBusContainer<String>()
+        let first = AppEventBus(name: "first")
+        try container.register(first, for: "a")
+        let second = AppEventBus(name: "second")
+        #expect(throws: AppEventBusContainerError.alreadyRegistered(scope: "a")) {
+            try container.register(second, for: "a")
+        }
+        try container.register(second, for: "b")
+
+        #expect(container.release("a"))
+        try container.register(first, for: "c")
+        first.on(Ping.self, delivery: .immediate) { _ in }
+        #expect(first.listenerCount(for: Ping.self) == 1, "the bus serves its new scope")
+
+        var other: AppEventBusContainer<String>? = AppEventBusContainer()
+        let orphan = other!.bus(for: "gone")
+        other = nil
+        try container.register(orphan, for: "d")
+        #expect(container.existingBus(for: "d") === orphan)
+    }
+
+    // MARK: 7. A subscription made on a released bus
+
+    /// How code subscribes, in every form the bus offers: each must end at once on a released bus.
+    enum Subscription: String, CaseIterable, CustomStringConvertible, Sendable {
+        case mainActor, immediate, actor, owner, once, onceImmediate, stream, allEvents
+
+        var description: String { rawValue }
+
+        /// Subscribes on `bus`, counting what the subscription receives with `received`.
+        ///
+        /// A stream comes with a way to read its first element (`nil` once it has finished).
+        func subscribe(
+            _ bus: AppEventBus, listener: Listener, received: @escaping @Sendable () -> Void
+        ) -> (subscription: EventSubscription?, firstOfStream: (@Sendable () async -> Int?)?) {
+            switch self {
+            case .mainActor: return (bus.on(Ping.self) { _ in received() }, nil)
+            case .immediate: return (bus.on(Ping.self, delivery: .immediate) { _ in received() }, nil)
+            case .actor: return (bus.on(Ping.self, delivery: .isolated(to: listener)) { _, _ in received() }, nil)
+            case .owner: return (bus.on(Ping.self, owner: listener, delivery: .immediate) { _, _ in received() }, nil)
+            case .once: return (bus.once(Ping.self) { _ in received() }, nil)
+            case .onceImmediate: return (bus.once(Ping.self, delivery: .immediate) { _ in received() }, nil)
+            case .stream:
+                let stream = bus.stream(of: Ping.self)
+                return (
+                    nil,
+                    {
+                        var events = stream.makeAsyncIterator()
+                        return await events.next()?.number
+                    }
+                )
+            case .allEvents:
+                let stream = bus.allEvents()
+                return (
+                    nil,
+                    {
+                        var events = stream.makeAsyncIterator()
+                        return await events.next().map { ($0.event as? Ping)?.number ?? -1 }
+                    }
+                )
+            }
+        }
+    }
+
+    /// Code that looked a scope's bus up before the scope was released, on another thread say, and
+    /// subscribes after: its subscription ends at once (a stream finishes without an event), and
+    /// the bus reports it to its diagnostics, instead of listening unseen to a bus no one publishes
+    /// to for that scope any more.
+    @Test(arguments: Subscription.allCases)
+    func aSubscriptionMadeOnAReleasedBusEndsAtOnceAndIsReported(_ kind: Subscription) async {
+        let reports = Reports()
+        let container = AppEventBusContainer<String>(diagnostics: reports.record)
+        let listener = Listener()
+        let bus = container.bus(for: "checkout")
+        #expect(container.release("checkout"))
+
+        let received = Counter()
+        let (subscription, firstOfStream) = kind.subscribe(bus, listener: listener) { received.increment() }
+        bus.publish(Ping(number: 1))
+        await bus.flush()
+
+        #expect(bus.listenerCount(for: Ping.self) == 0)
+        #expect(received.count == 0)
+        if let firstOfStream {
+            let first = await firstOfStream()
+            #expect(first == nil, "the stream finished at once, without the event published after")
+        }
+        #expect(reports.releasedBusSubscriptions == ["checkout"])
+        var subscriptions = SubscriptionSet()
+        subscription?.store(in: &subscriptions)
+        #expect(subscriptions.isEmpty, "an ended subscription is not stored")
+        #expect(container.bus(for: "checkout") !== bus, "the scope's bus is a new one")
+        withExtendedLifetime(listener) {}
+    }
+
+    /// Registering a released bus again makes it serve its new scope: subscriptions last again.
+    @Test func aReleasedBusRegisteredAgainAcceptsSubscriptions() throws {
+        let reports = Reports()
+        let container = AppEventBusContainer<String>()
+        let bus = AppEventBus(name: "mine", diagnostics: reports.record)
+        try container.register(bus, for: "a")
+        container.release("a")
+        bus.on(Ping.self, delivery: .immediate) { _ in }
+        #expect(bus.listenerCount(for: Ping.self) == 0)
+        try container.register(bus, for: "b")
+        bus.on(Ping.self, delivery: .immediate) { _ in }
+        #expect(bus.listenerCount(for: Ping.self) == 1)
+        #expect(reports.releasedBusSubscriptions == ["mine"])
+    }
+
+    /// Runs a closure when it is deinitialized: a handler that captures one runs user code while the
+    /// release ends its subscription and lets the handler go.
+    final class OnDeinit: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        deinit { body() }
+    }
+
+    /// A subscription made while the release is ending the bus's subscriptions (here, from the
+    /// `deinit` of what an ended handler captured) ends too.
+    @Test func aSubscriptionMadeWhileItsScopeIsReleasedEndsToo() {
+        let container = AppEventBusContainer<String>()
+        let bus = container.bus(for: "checkout")
+        let lateCalls = Counter()
+        let madeDuringRelease = Counter()
+        do {
+            let hook = OnDeinit {
+                madeDuringRelease.increment()
+                bus.on(Ping.self, delivery: .immediate) { _ in lateCalls.increment() }
+            }
+            bus.on(Ping.self, delivery: .immediate) { [hook] _ in _ = hook }
+        }
+        #expect(container.release("checkout"))
+        #expect(madeDuringRelease.count == 1, "the handler was let go during the release")
+        #expect(bus.listenerCount(for: Ping.self) == 0)
+        bus.publish(Ping(number: 1))
+        #expect(lateCalls.count == 0)
+    }
+
+    /// One thread looks a scope's bus up and subscribes while another releases the scope: whatever
+    /// the interleaving, no bus but the scope's current one is left with a subscription.
+    ///
+    /// The two threads start each round together. Bounded and seeded (the subscriptions per lookup, and how long
+    /// each thread works before it subscribes or releases).
+    @Test func subscriptionsRacingTheReleaseOfTheirScopeNeverOutliveIt() async {
+        let container = AppEventBusContainer<String>()
+        let seen = LockedValue<[ObjectIdentifier: AppEventBus]>([:])
+        let rounds = 2_000
+        // A barrier of two: each round starts on both threads at once.
+        let subscriberMayGo = DispatchSemaphore(value: 0)
+        let releaserMayGo = DispatchSemaphore(value: 0)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await offThePool {
+                    var random = SplitMix64(seed: 35)
+                    var spins = 0
+                    for _ in 0..<rounds {
+                        releaserMayGo.signal()
+                        subscriberMayGo.wait()
+                        let bus = container.bus(for: "screen")
+                        // Some work between the lookup and the subscriptions, as code does.
+                        for _ in 0..<Int.random(in: 0..<20_000, using: &random) { spins &+= 1 }
+                        for _ in 0...Int.random(in: 0..<3, using: &random) {
+                            bus.on(Ping.self, delivery: .immediate) { _ in }
+                        }
+                        seen.withLock { $0[ObjectIdentifier(bus)] = bus }
+                    }
+                    withExtendedLifetime(spins) {}
+                }
+            }
+            group.addTask {
+                await offThePool {
+                    var random = SplitMix64(seed: 3_535)
+                    var spins = 0
+                    for _ in 0..<rounds {
+                        subscriberMayGo.signal()
+                        releaserMayGo.wait()
+                        for _ in 0..<Int.random(in: 0..<20_000, using: &random) { spins &+= 1 }
+                        container.release("screen")
+                    }
+                    withExtendedLifetime(spins) {}
+                }
+            }
+        }
+        let current = container.existingBus(for: "screen")
+        let stale = seen.withLock { Array($0.values) }.filter { $0 !== current }
+        #expect(stale.count > rounds / 4, "the scope was released while it was subscribed to")
+        let outliving = stale.filter { $0.listenerCount(for: Ping.self) > 0 }
+        #expect(outliving.isEmpty, "\(outliving.count) of \(stale.count) released buses kept subscriptions")
     }
 }
