@@ -13,7 +13,7 @@ final class AppBusStatus: @unchecked Sendable {
     // operations below, and written only under that lock.
 
     /// Where the bus stands with the containers.
-    enum Membership: Sendable, Equatable {
+    enum Membership: Sendable {
         /// No container holds it: a bus made with `AppEventBus()`, or one whose container went
         /// away without releasing it.
         case free
@@ -27,7 +27,7 @@ final class AppBusStatus: @unchecked Sendable {
     }
 
     /// What claiming the bus for a scope found.
-    enum Claim: Sendable, Equatable {
+    enum Claim: Sendable {
         /// The bus now serves the scope; `previous` is what it was, for ``unclaim(restoring:)``.
         case claimed(previous: Membership)
         /// The bus serves the scope of this description already (or is being released from it).

@@ -26,9 +26,9 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// `description`: user code, which must never run under the lock (it may call back into the
     /// container). So the lock only hands out the one bucket of the table a scope's hash value
     /// selects, and installs a change if no one changed that bucket meanwhile; the scope is hashed
-    /// before, and compared after (see ``ScopeTable``). What leaves the table is released outside
+    /// before, and compared after (see ``ScopeRegistry``). What leaves the table is released outside
     /// the lock too: its last release runs the scope's `deinit`.
-    private let registry = LockedValue(ScopeTable())
+    private let registry = ScopeRegistry()
     private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
 
     /// Creates an empty container.
@@ -41,10 +41,7 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// Lets go of the buses without ending their subscriptions: whoever still holds one may go on
     /// using it, or register it in another container.
     deinit {
-        let buckets = registry.withLock { $0.removeAll() }
-        for bucket in buckets {
-            for entry in bucket.entries { entry.bus.status.freed() }
-        }
+        registry.freeAll()
     }
 
     /// The bus of `scope`, created on first use.
@@ -53,15 +50,8 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Returns: The bus registered for `scope`.
     public func bus(for scope: Scope) -> AppEventBus {
         let hash = scope.hashValue
-        var created: AppEventBus?
-        while true {
-            let (view, position) = find(scope, hash: hash)
-            if let position { return view.entries[position].bus }
-            let bus = created ?? makeBus(for: scope)
-            created = bus
-            let entry = ScopeTable.Entry(hash: hash, key: TypedScopeKey(scope), bus: bus)
-            // What the insertion retired is released here, after unlocking.
-            if registry.withLock({ $0.insert(entry, over: view) }).inserted { return bus }
+        return withUnsafePointer(to: scope) { address in
+            registry.bus(hash: hash, scope: address) { (TypedScopeKey(scope), makeBus(for: scope)) }
         }
     }
 
@@ -80,22 +70,8 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     public func register(_ bus: AppEventBus, for scope: Scope) throws(AppEventBusContainerError) {
         let hash = scope.hashValue
         let description = "\(scope)"
-        let entry = ScopeTable.Entry(hash: hash, key: TypedScopeKey(scope), bus: bus)
-        // What the bus was before this container claimed it, to restore if the scope is taken.
-        var claimed: AppBusStatus.Membership?
-        while true {
-            let (view, position) = find(scope, hash: hash)
-            guard position == nil else {
-                if let claimed { bus.status.unclaim(restoring: claimed) }
-                throw .alreadyRegistered(scope: description)
-            }
-            if claimed == nil {
-                switch bus.status.claim(for: description) {
-                case .taken(let other): throw .alreadyRegistered(scope: other)
-                case .claimed(let previous): claimed = previous
-                }
-            }
-            if registry.withLock({ $0.insert(entry, over: view) }).inserted { return }
+        try withUnsafePointer(to: scope) { (address) throws(AppEventBusContainerError) in
+            try registry.register(bus, hash: hash, scope: address, description: description) { TypedScopeKey(scope) }
         }
     }
 
@@ -104,8 +80,8 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The registered bus, or `nil`.
     public func existingBus(for scope: Scope) -> AppEventBus? {
-        let (view, position) = find(scope, hash: scope.hashValue)
-        return position.map { view.entries[$0].bus }
+        let hash = scope.hashValue
+        return withUnsafePointer(to: scope) { registry.existingBus(hash: hash, scope: $0) }
     }
 
     /// Removes the bus of `scope` and ends every subscription on it.
@@ -122,33 +98,12 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     @discardableResult
     public func release(_ scope: Scope) -> Bool {
         let hash = scope.hashValue
-        while true {
-            let (view, position) = find(scope, hash: hash)
-            guard let position else { return false }
-            // The bucket's entries as they were are released here, after unlocking.
-            guard registry.withLock({ $0.remove(at: position, over: view) }).removed else { continue }
-            let bus = view.entries[position].bus
-            // Marked first: a subscription the ending below does not see sees the mark.
-            bus.status.releasing()
-            bus.cancelAll()
-            bus.status.released()
-            return true
-        }
+        return withUnsafePointer(to: scope) { registry.release(hash: hash, scope: $0) }
     }
 
     /// The scopes that have a bus.
     public var scopes: [Scope] {
-        registry.withLock { $0.allEntries() }.map { unsafeDowncast($0.key, to: TypedScopeKey<Scope>.self).scope }
-    }
-
-    /// The bucket of the table that `hash`, the hash value of `scope`, selects, and the position of
-    /// the scope's entry in it: the bucket is taken out under the lock, and searched after, since
-    /// the search runs the scope's `==`.
-    @inline(__always)
-    private func find(_ scope: Scope, hash: Int) -> (view: ScopeTable.View, position: Int?) {
-        let view = registry.withLock { $0.view(of: hash) }
-        let position = withUnsafePointer(to: scope) { view.position(of: UnsafeRawPointer($0), hash: hash) }
-        return (view, position)
+        registry.keys.map { unsafeDowncast($0, to: TypedScopeKey<Scope>.self).scope }
     }
 
     /// The bus `bus(for:)` creates for `scope`, named by its description.
@@ -163,7 +118,7 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// How many entries the table's changes wrote: for tests that check the work per change stays
     /// constant on average.
     var entriesWritten: Int {
-        registry.withLock { $0.entriesWritten }
+        registry.entriesWritten
     }
 }
 
