@@ -42,10 +42,12 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (77, 112),
+    "SDKEventBusCore": (78, 112),  # 77 → 78: BusDiagnostic.subscribedToReleasedBus (issue 35)
     "SDKEventBusWire": (34, 67),
     "SDKEventBusConfig": (200, 134),
-    "SDKEventBusAppEvents": (36, 16),
+    # 16 → 27 KB: the container's hashed table, its registry and the scope a bus serves (issue 35),
+    # where 867f149 copied a Dictionary, the standard library's code, for every change.
+    "SDKEventBusAppEvents": (36, 27),
     "SDKEventBus": (288, 130),  # 287 → 288: HTTPConfigFetchService is a ConfigFetchService (1.0.0)
     "SDKEventBusTesting": (83, 115),
 }
