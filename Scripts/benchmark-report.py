@@ -39,6 +39,11 @@ FIRES_PER_ROUND = 100  # must match firesPerRound in the benchmarks
 PAIRS_PER_ROUND = 100  # must match pairsPerRound in the benchmarks
 ACTOR_LISTENERS = 100  # must match actorListeners in the benchmarks
 ONCE_COUNTS = [3000, 6000, 12000]  # must match onceListenerCounts in the benchmarks
+# The app bus container (issue 35): scopes created and released, and lookups of existing scopes.
+CONTAINER = "AppEventBusContainer"
+CONTAINER_SCOPES = [5000, 10000, 20000, 40000]  # must match containerScopeCounts in the benchmarks
+LOOKUPS_PER_ROUND = 1000  # must match lookupsPerRound in the benchmarks
+SCOPE_CPU = "created and released, per scope (ns of CPU)"
 
 UNITS = {"(ns)": 1, "(μs)": 1e3, "(us)": 1e3, "(ms)": 1e6, "(s)": 1e9}
 SCALES = {"(K)": 1e3, "(M)": 1e6, "(G)": 1e9}
@@ -168,6 +173,35 @@ def once_table(results):
     return "\n".join(rows)
 
 
+def container_growth(results):
+    """Each doubling of the scopes: how many times the CPU time of creating and releasing them grew."""
+    per_scope = [p50(results, f"container/{grouped(count)} scopes created and released/{CONTAINER}", SCOPE_CPU)
+                 for count in CONTAINER_SCOPES]
+    return [
+        (count, 2 * ratio(per_scope[index], per_scope[index - 1]) if ratio(per_scope[index], per_scope[index - 1]) else None)
+        for index, count in enumerate(CONTAINER_SCOPES) if index > 0
+    ]
+
+
+def container_table(results):
+    rows = ["| scenario | median | per scope or lookup | time / time at half the scopes |", "| --- | --- | --- | --- |"]
+    growth = dict(container_growth(results))
+    for count in CONTAINER_SCOPES:
+        name = f"container/{grouped(count)} scopes created and released/{CONTAINER}"
+        rows.append(
+            f"| {grouped(count)} scopes created and released | {fmt_time(p50(results, name))} | "
+            f"{fmt_time(p50(results, name, SCOPE_CPU))} of CPU | {fmt_ratio(growth.get(count))} |"
+        )
+    for variant in ("1 scopes", "1,000 scopes", "1,000 scopes, 2 threads"):
+        name = f"container/bus(for:) of an existing scope, {variant}/{CONTAINER}"
+        value = p50(results, name)
+        rows.append(
+            f"| `bus(for:)` of an existing scope, {variant.replace('1 scopes', '1 scope')} | {fmt_time(value)} per "
+            f"{grouped(LOOKUPS_PER_ROUND)} | {fmt_time(value / LOOKUPS_PER_ROUND if value is not None else None)} | |"
+        )
+    return "\n".join(rows)
+
+
 def targets(results):
     def sustained(count, peer):
         return per_fire(results, "sustained", count, peer)
@@ -266,6 +300,11 @@ def series_targets(results):
     rows.append(series_row(
         "`once` grows linearly: each doubling of the listeners ≤ 2.5× the time",
         [(count, ratio(onces[index], onces[index - 1])) for index, count in enumerate(ONCE_COUNTS) if index > 0],
+        lambda value: value <= 2.5,
+    ))
+    rows.append(series_row(
+        "app bus scopes created and released grow linearly: each doubling of the scopes ≤ 2.5× the CPU time",
+        container_growth(results),
         lambda value: value <= 2.5,
     ))
     idle = p50(results, f"subscribe+unsubscribe/10,000 live/{OURS}")
@@ -385,6 +424,7 @@ def main():
         + "\n\n"
         + pair_table(results, APP_MAIN, APP_TASKS, "app bus, main actor", "lock + Task per callback", LISTENER_COUNTS),
         "### One fire to `once` listeners (median)\n\n" + once_table(results),
+        "### App bus scopes (median)\n\n" + container_table(results),
         "### Other scenarios (median)\n\n" + other_table(results),
         "![Sustained delivery per fire, by design and listener count](performance-chart.svg)",
     ])

@@ -42,12 +42,14 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (77, 112),
+    "SDKEventBusCore": (78, 112),  # 77 → 78: BusDiagnostic.subscribedToReleasedBus (1.1.0)
     "SDKEventBusWire": (34, 71),  # 67 → 71: the wire form's integer, nesting and path fixes, 65.9 → 70.2 KB (1.1.0)
     # 134 → 139 KB: an HTTP fetch's transfer is delegate-driven, so that `maximumBodySize` bounds its
     # memory (HTTPTransferSession, and the transfer's body handling); still far within the budget.
     "SDKEventBusConfig": (200, 139),
-    "SDKEventBusAppEvents": (36, 16),
+    # 16 → 27 KB: the container's hashed table, its registry and the scope a bus serves (1.1.0),
+    # where 867f149 copied a Dictionary, the standard library's code, for every change.
+    "SDKEventBusAppEvents": (36, 27),
     "SDKEventBus": (288, 130),  # 287 → 288: HTTPConfigFetchService is a ConfigFetchService (1.0.0)
     "SDKEventBusCoreTesting": (32, 57),
     # 83 → 53 entries, 115 → 47 KB: the recorder, the waits and the conformance check moved to

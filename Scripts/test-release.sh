@@ -20,7 +20,7 @@ suites=(
     EventBusAsyncSequenceTests EventBusDeliveryTests EventBusStressTests EventBusSubscriptionTests
     FlagBusDeliveryTests FlagBusReentrancyTests FlagBusReplayTests
     # App buses
-    AppEventBusContainerTests AppEventDesignTests AppEventGuaranteeTests
+    AppEventBusContainerTests AppEventBusScopeTests AllEventsFeedTests AppEventDesignTests AppEventGuaranteeTests
     # Reliability
     BusModelTests FaultInjectionTests ReadinessUnderFireTests ReviewRegressionTests
     SubscriptionMemoryTests ConfigFieldCorpusTests

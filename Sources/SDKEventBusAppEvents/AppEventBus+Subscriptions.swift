@@ -252,18 +252,33 @@ extension AppEventBus {
     /// - Parameter bufferingPolicy: What to keep when the consumer falls behind.
     /// - Returns: The sequence of published events, in publish order.
     public func allEvents(bufferingPolicy: EventBufferingPolicy = .default) -> AsyncStream<PublishedEvent> {
-        hasFeed.set()
+        // Counted before subscribing, so that the events it receives have their time, and until its
+        // subscription ends by any path: publishes read the clock only while a feed is open.
+        let status = self.status
+        status.feedOpened()
         let storage = self.storage
-        return makeStream(bufferingPolicy: bufferingPolicy, name: "all events") { lane, lifetime, makeCallback in
-            storage.subscribe(event: Self.allEventsFeed, lane: lane, lifetime: lifetime, makeCallback: makeCallback)
-        } element: { box in
-            box.published
-        }
+        let subscribe:
+            (LaneSelector, SubscriptionLifetime, (EventSubscription) -> ErasedCallback) -> EventSubscription = {
+                lane, lifetime, makeCallback in
+                self.endingIfReleased(
+                    storage.subscribe(
+                        event: Self.allEventsFeed, lane: lane, lifetime: lifetime, makeCallback: makeCallback))
+            }
+        return makeStream(
+            bufferingPolicy: bufferingPolicy,
+            name: "all events",
+            onEnd: { status.feedEnded() },
+            subscribe: subscribe,
+            element: { box in box.published }
+        )
     }
 
+    /// A stream of what `subscribe` subscribes to, whose subscription ends when the stream does and
+    /// the other way round; `onEnd` runs once, when the subscription ends.
     private func makeStream<Element: Sendable>(
         bufferingPolicy: EventBufferingPolicy,
         name: String,
+        onEnd: (@Sendable () -> Void)? = nil,
         subscribe: (LaneSelector, SubscriptionLifetime, (EventSubscription) -> ErasedCallback) -> EventSubscription,
         element: @escaping @Sendable (AppEventBox) -> Element
     ) -> AsyncStream<Element> {
@@ -273,7 +288,10 @@ extension AppEventBus {
             bufferingPolicy: bufferingPolicy.streamPolicy(for: Element.self)
         )
         let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.diagnostics)
-        let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
+        let lifetime = SubscriptionLifetime(onEnd: {
+            continuation.finish()
+            onEnd?()
+        })
         let token = subscribe(.immediate, lifetime) { _ in
             .erasing { (box: AppEventBox) in
                 if case .dropped = continuation.yield(element(box)) { drops.record(name) }

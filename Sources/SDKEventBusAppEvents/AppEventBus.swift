@@ -31,8 +31,9 @@ public final class AppEventBus: Sendable {
     let storage: BusStorage
     /// What the bus is called, for diagnostics and a ``AppEventBusContainer``.
     let name: String
-    /// Set once the all-events feed has had a subscriber: from then on a publish reads the clock.
-    let hasFeed = OneWayFlag()
+    /// Whether an all-events feed is open (a publish reads the clock only then), and where the bus
+    /// stands with the containers.
+    let status: AppBusStatus
 
     /// Creates a bus.
     ///
@@ -42,6 +43,7 @@ public final class AppEventBus: Sendable {
     ///     events), on the thread where it happens.
     public init(name: String = "app", diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil) {
         self.name = name
+        status = AppBusStatus()
         storage = BusStorage(layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics)
     }
 
@@ -81,7 +83,7 @@ public final class AppEventBus: Sendable {
     ) {
         let box: AppEventBox = TypedAppEventBox(
             event,
-            date: hasFeed.isSet ? Date() : nil,
+            date: status.hasOpenFeed ? Date() : nil,
             source: source,
             fileID: fileID,
             line: line
@@ -163,7 +165,25 @@ public final class AppEventBus: Sendable {
         lifetime: SubscriptionLifetime?,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
-        storage.subscribe(key: ObjectIdentifier(type), lane: lane, lifetime: lifetime, makeCallback: makeCallback)
+        endingIfReleased(
+            storage.subscribe(key: ObjectIdentifier(type), lane: lane, lifetime: lifetime, makeCallback: makeCallback))
+    }
+
+    /// Ends `subscription`, just made, if the bus was released from its container's scope, and
+    /// reports it: no one publishes on the bus for that scope any more.
+    ///
+    /// Read after subscribing: a container marks the bus released before it ends the bus's
+    /// subscriptions, so a subscription that the ending missed, having come after it, sees the mark.
+    func endingIfReleased(_ subscription: EventSubscription) -> EventSubscription {
+        if status.isReleased { endSubscriptionMadeAfterRelease(subscription) }
+        return subscription
+    }
+
+    /// Ends a subscription made on a released bus, and reports it.
+    @inline(never)
+    private func endSubscriptionMadeAfterRelease(_ subscription: EventSubscription) {
+        storage.cancel(subscription)
+        storage.diagnostics?(.subscribedToReleasedBus(bus: name))
     }
 }
 

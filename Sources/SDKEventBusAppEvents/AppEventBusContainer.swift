@@ -4,7 +4,9 @@ public import SDKEventBusCore
 /// the container registers, looks up and releases by identifier.
 ///
 /// Releasing a scope ends every subscription of its bus at once (streams finish), so a screen that
-/// goes away takes its listeners with it, however many parts of it subscribed.
+/// goes away takes its listeners with it, however many parts of it subscribed, even one that
+/// subscribes on another thread while the scope is released. A bus serves one scope: registering
+/// a bus that already serves another is refused.
 ///
 /// ```swift
 /// enum Section: Hashable, Sendable { case checkout, profile }
@@ -15,21 +17,18 @@ public import SDKEventBusCore
 /// buses.release(.checkout)        // every checkout subscription ends
 /// ```
 ///
-/// Synchronous and safe to call from any thread.
+/// Synchronous and safe to call from any thread. Creating, looking up and releasing a scope take
+/// the same time on average however many scopes the container holds.
 public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
-    /// The registered buses, and a version that every change bumps.
+    /// The registered buses, by scope.
     ///
     /// Looking a scope up runs the scope's own `hash(into:)` and `==`, and naming a bus its
     /// `description`: user code, which must never run under the lock (it may call back into the
-    /// container). So the lock only hands out the current dictionary and installs a new one if no
-    /// one changed it meanwhile; lookups and changes happen on copies, outside it. Replaced
-    /// dictionaries are released outside it too: their last release runs the scopes' `deinit`s.
-    private struct Registry: Sendable {
-        var version: UInt64 = 0
-        var buses: [Scope: AppEventBus] = [:]
-    }
-
-    private let registry = LockedValue(Registry())
+    /// container). So the lock only hands out the one bucket of the table a scope's hash value
+    /// selects, and installs a change if no one changed that bucket meanwhile; the scope is hashed
+    /// before, and compared after (see ``ScopeRegistry``). What leaves the table is released outside
+    /// the lock too: its last release runs the scope's `deinit`.
+    private let registry = ScopeRegistry()
     private let diagnostics: (@Sendable (BusDiagnostic) -> Void)?
 
     /// Creates an empty container.
@@ -39,37 +38,40 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// Lets go of the buses without ending their subscriptions: whoever still holds one may go on
+    /// using it, or register it in another container.
+    deinit {
+        registry.freeAll()
+    }
+
     /// The bus of `scope`, created on first use.
     ///
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The bus registered for `scope`.
     public func bus(for scope: Scope) -> AppEventBus {
-        var created: AppEventBus?
-        while true {
-            let (version, buses) = snapshot()
-            if let bus = buses[scope] { return bus }
-            let bus = created ?? AppEventBus(name: "\(scope)", diagnostics: diagnostics)
-            created = bus
-            var updated = buses
-            updated[scope] = bus
-            if install(&updated, over: version) { return bus }
+        let hash = scope.hashValue
+        return withUnsafePointer(to: scope) { address in
+            registry.bus(hash: hash, scope: address) { (TypedScopeKey(scope), makeBus(for: scope)) }
         }
     }
 
     /// Registers a bus you made for `scope`.
     ///
+    /// A scope has one bus, and a bus serves one scope: a bus registered for a scope, in this
+    /// container or another, is refused for any other until its scope is released (or its container
+    /// goes away). A released bus may be registered again.
+    ///
     /// - Parameters:
     ///   - bus: The bus.
     ///   - scope: The scope's identifier.
-    /// - Throws: ``AppEventBusContainerError/alreadyRegistered(scope:)`` when `scope` has a bus;
-    ///   that bus stays registered.
+    /// - Throws: ``AppEventBusContainerError/alreadyRegistered(scope:)`` when `scope` has a bus
+    ///   (naming `scope`; that bus stays registered), or when `bus` serves another scope (naming
+    ///   that scope, which keeps it). Nothing changes.
     public func register(_ bus: AppEventBus, for scope: Scope) throws(AppEventBusContainerError) {
-        while true {
-            let (version, buses) = snapshot()
-            guard buses[scope] == nil else { throw .alreadyRegistered(scope: "\(scope)") }
-            var updated = buses
-            updated[scope] = bus
-            if install(&updated, over: version) { return }
+        let hash = scope.hashValue
+        let description = "\(scope)"
+        try withUnsafePointer(to: scope) { (address) throws(AppEventBusContainerError) in
+            try registry.register(bus, hash: hash, scope: address, description: description) { TypedScopeKey(scope) }
         }
     }
 
@@ -78,64 +80,62 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
     /// - Parameter scope: The scope's identifier.
     /// - Returns: The registered bus, or `nil`.
     public func existingBus(for scope: Scope) -> AppEventBus? {
-        snapshot().buses[scope]
+        let hash = scope.hashValue
+        return withUnsafePointer(to: scope) { registry.existingBus(hash: hash, scope: $0) }
     }
 
     /// Removes the bus of `scope` and ends every subscription on it.
     ///
-    /// Someone still holding the bus may go on using it; a later ``bus(for:)`` creates a new one.
+    /// The bus serves no scope from then on: a subscription made on it later (by code that looked
+    /// the bus up before the release, say, on another thread) ends at once, its stream finishing,
+    /// and the bus reports it to its diagnostics as
+    /// ``/SDKEventBusCore/BusDiagnostic/subscribedToReleasedBus(bus:)``, so that no subscription
+    /// outlives its scope unseen. A later ``bus(for:)`` creates a new bus; registering the released
+    /// one again, here or in another container, makes it serve that scope.
     ///
     /// - Parameter scope: The scope's identifier.
     /// - Returns: Whether a bus was registered for `scope`.
     @discardableResult
     public func release(_ scope: Scope) -> Bool {
-        while true {
-            let (version, buses) = snapshot()
-            guard buses[scope] != nil else { return false }
-            var updated = buses
-            guard let bus = updated.removeValue(forKey: scope) else { return false }
-            if install(&updated, over: version) {
-                bus.cancelAll()
-                return true
-            }
-        }
+        let hash = scope.hashValue
+        return withUnsafePointer(to: scope) { registry.release(hash: hash, scope: $0) }
     }
 
     /// The scopes that have a bus.
     public var scopes: [Scope] {
-        Array(snapshot().buses.keys)
+        registry.keys.map { unsafeDowncast($0, to: TypedScopeKey<Scope>.self).scope }
     }
 
-    /// The registered buses as they are now, and their version.
-    private func snapshot() -> (version: UInt64, buses: [Scope: AppEventBus]) {
-        registry.withLock { ($0.version, $0.buses) }
+    /// The bus `bus(for:)` creates for `scope`, named by its description.
+    private func makeBus(for scope: Scope) -> AppEventBus {
+        let name = "\(scope)"
+        let bus = AppEventBus(name: name, diagnostics: diagnostics)
+        // A bus no one else holds yet: the claim succeeds.
+        _ = bus.status.claim(for: name)
+        return bus
     }
 
-    /// Installs `buses` unless the registry changed since `version`; on success `buses` holds the
-    /// dictionary it replaced, for the caller to release after unlocking.
-    ///
-    /// - Returns: Whether it was installed; if not, the caller starts again from a new snapshot.
-    private func install(_ buses: inout [Scope: AppEventBus], over version: UInt64) -> Bool {
-        registry.withLock { registry in
-            guard registry.version == version else { return false }
-            swap(&registry.buses, &buses)
-            registry.version &+= 1
-            return true
-        }
+    /// How many entries the table's changes wrote: for tests that check the work per change stays
+    /// constant on average.
+    var entriesWritten: Int {
+        registry.entriesWritten
     }
 }
 
 /// Why an ``AppEventBusContainer`` refused a request.
 public enum AppEventBusContainerError: Error, Equatable, CustomStringConvertible {
-    /// A bus is already registered for the scope (described by its `String(describing:)`); the
-    /// registered bus was kept.
+    /// A bus is already registered for the scope that `scope` describes (its `String(describing:)`),
+    /// and a scope has one bus while a bus serves one scope: either the scope you registered a bus
+    /// for already has one, or the bus you registered already serves the scope named here, in this
+    /// container or another. Nothing changed: the registered bus keeps its scope.
     case alreadyRegistered(scope: String)
 
     /// What went wrong, for logs.
     public var description: String {
         switch self {
         case .alreadyRegistered(let scope):
-            "a bus is already registered for scope \(scope); release it before registering another"
+            "a bus is already registered for scope \(scope), and a scope has one bus, a bus one scope: "
+                + "release scope \(scope) before registering another bus for it, or its bus for another scope"
         }
     }
 }

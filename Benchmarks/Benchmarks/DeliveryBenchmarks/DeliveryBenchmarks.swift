@@ -302,6 +302,7 @@ let benchmarks: @Sendable () -> Void = {
     registerPoolBenchmarks()
     registerTeardownBenchmarks()
     registerActorLaneMemoryBenchmarks()
+    registerContainerBenchmarks()
 }
 
 let readyConfig = ProjectConfig(accountId: "1", project: .init(id: "1", name: "benchmark"))

@@ -5,6 +5,8 @@
 //     DeliveryProbe teardown [kinds] [owners] [repeats]
 //     DeliveryProbe decode [keys] [rounds]
 //     DeliveryProbe burst|burst-mix|burst-immediate [runs]
+//     DeliveryProbe container [scopes…]
+//     DeliveryProbe container-lookup [scopes] [lookups] [threads]
 //
 // Modes: `main` (the default: the built-in catalog, main-actor listeners), `external` (the
 // `FlagEvent` catalog of another module), `immediate` (listeners on the firing thread), `actor`
@@ -60,6 +62,13 @@ actor ActorSink {
         target = total
         await withCheckedContinuation { waiter = $0 }
     }
+}
+
+/// The CPU time of the calling thread.
+nonisolated func threadCPUNanoseconds() -> Int {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return time.tv_sec * 1_000_000_000 + time.tv_nsec
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -233,6 +242,82 @@ if mode == "teardown" {
         }
         let perEighth = eighths.map { "\($0 / (owners / 8))" }.joined(separator: " ")
         print("teardown \(String(kinds)): \(owners) owners: \(best / owners) per owner; per eighth: \(perEighth)")
+    }
+    exit(0)
+}
+
+if mode == "container" || mode == "container-lookup" {
+    // `DeliveryProbe container [scopes…]`: `bus(for:)` of N new scopes ("screen-0", …) on one
+    // container, then `release` of each, for 5,000 to 40,000 scopes (or those given), best of 5 by
+    // the thread's CPU time, which another process's load does not inflate; beside it, the same
+    // buses made and ended without a container.
+    // `DeliveryProbe container-lookup [scopes] [lookups] [threads]`: `bus(for:)` of scopes that
+    // exist, among 1,000 (or `scopes`), 1,000,000 lookups (or `lookups`) per round, median of 7
+    // rounds of the thread's CPU time per lookup; with 2 threads, each does the lookups at once.
+    let clock = ContinuousClock()
+    if mode == "container" {
+        let counts = arguments.compactMap { Int($0) }
+        for scopes in counts.isEmpty ? [5_000, 10_000, 20_000, 40_000] : counts {
+            let names = (0..<scopes).map { "screen-\($0)" }
+            var best = (cpu: Int.max, wall: Duration.seconds(1_000))
+            for _ in 0..<5 {
+                let container = AppEventBusContainer<String>()
+                let cpu = threadCPUNanoseconds()
+                let start = clock.now
+                for name in names { _ = container.bus(for: name) }
+                for name in names { container.release(name) }
+                let elapsed = (cpu: threadCPUNanoseconds() - cpu, wall: clock.now - start)
+                if elapsed.cpu < best.cpu { best = elapsed }
+            }
+            // The same buses without a container: made into an array, then each `cancelAll()`ed and
+            // let go, as `release` does. What the container adds is the difference.
+            var plain = Int.max
+            for _ in 0..<5 {
+                let cpu = threadCPUNanoseconds()
+                var buses: [AppEventBus] = []
+                for name in names { buses.append(AppEventBus(name: name)) }
+                for bus in buses { bus.cancelAll() }
+                buses.removeAll()
+                plain = min(plain, threadCPUNanoseconds() - cpu)
+            }
+            print(
+                "container: \(scopes) scopes created and released: \(best.cpu / 1_000_000) ms of CPU "
+                    + "(\(best.cpu / scopes) ns per scope; the buses alone \(plain / scopes) ns), \(best.wall) wall")
+        }
+    } else {
+        let scopes = Int(arguments.first ?? "1000") ?? 1_000
+        let lookups = Int(arguments.dropFirst().first ?? "1000000") ?? 1_000_000
+        let threads = Int(arguments.dropFirst(2).first ?? "1") ?? 1
+        let names = (0..<scopes).map { "screen-\($0)" }
+        let container = AppEventBusContainer<String>()
+        for name in names { _ = container.bus(for: name) }
+        @Sendable func round(offset: Int) -> Int {
+            let cpu = threadCPUNanoseconds()
+            var found = 0
+            for lookup in 0..<lookups {
+                found &+= container.bus(for: names[(lookup &+ offset) % scopes]) === nil ? 0 : 1
+            }
+            precondition(found == lookups)
+            return threadCPUNanoseconds() - cpu
+        }
+        var perLookup: [Double] = []
+        for _ in 0..<7 {
+            if threads == 1 {
+                perLookup.append(Double(round(offset: 0)) / Double(lookups))
+            } else {
+                let others = (1..<threads).map { thread in
+                    Task.detached { round(offset: thread * scopes / threads) }
+                }
+                let own = round(offset: 0)
+                var total = own
+                for other in others { total += await other.value }
+                perLookup.append(Double(total) / Double(lookups * threads))
+            }
+        }
+        let median = perLookup.sorted()[perLookup.count / 2]
+        print(
+            "container-lookup: \(scopes) scopes, \(threads) thread(s): \(String(format: "%.1f", median)) ns "
+                + "of CPU per lookup (median of 7 rounds of \(lookups))")
     }
     exit(0)
 }

@@ -26,6 +26,13 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// sequence ends: a sequence's reports add up to exactly the events it dropped, and a stalled
     /// consumer cannot flood the hook.
     case sequenceDropped(event: String, dropped: Int, policy: EventBufferingPolicy)
+    /// A subscription was made on an app bus that its container had released from its scope (code
+    /// that looked the bus up before the release, on another thread say): it ended at once, and a
+    /// stream of it finished, since no one publishes on that bus for the scope any more.
+    ///
+    /// `bus` is the bus's name (the scope's description, for a bus the container created). Look the
+    /// scope's bus up again to subscribe to the scope as it is now.
+    case subscribedToReleasedBus(bus: String)
 
     /// A line for logs.
     public var description: String {
@@ -36,6 +43,9 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
         case .sequenceDropped(let event, let dropped, let policy):
             "an event sequence of \(event) dropped \(dropped) event(s): its consumer is behind "
                 + "(buffering policy \(policy))"
+        case .subscribedToReleasedBus(let bus):
+            "a subscription was made on the app bus \(bus) after its container released it: it ended at once; "
+                + "look the scope's bus up again to subscribe to it"
         }
     }
 }
