@@ -324,12 +324,15 @@ struct LifecycleInvariants {
             guard case .refreshNow(let callers)? = stepState.operation, callers > 0 else { return false }
             return stepState.inFlightAtStart == nil && stepState.fetchCalls == 1 && !stepState.stoppedAtStart
         }()
+        // A demand that should have started a fetch earlier and did not (already a broken promise):
+        // the fetch that comes late is its own, not the schedule's.
+        let isLateDemand = model.lateDemand
         if isDemand {
             try require(
                 stepState.demandReports == 1, .demandReported,
                 "refreshNow() started fetch \(number) with \(stepState.demandReports) .refreshRequested(.demand) step(s) before it"
             )
-        } else {
+        } else if !isLateDemand {
             try checkScheduledFetch(number)
         }
         model.fetchStarted(number)
@@ -341,12 +344,14 @@ struct LifecycleInvariants {
         if let end = model.lastFetchEnd {
             try require(
                 now >= end + LifecycleModel.floor - LifecycleModel.epsilon, .scheduleFloor,
-                "fetch \(number) started at \(now), \(now - end) s after the previous one ended, without a demand")
+                "fetch \(number) started at \(now), \(now - end) s after the previous one ended, without a demand, during \(stepState.operation.map { "\($0)" } ?? "the start")"
+            )
         }
         if let backoff = model.backoffUntil {
             try require(
                 now >= backoff - LifecycleModel.epsilon, .noFetchWhileBackingOff,
-                "fetch \(number) started at \(now), backing off until \(backoff), without a demand")
+                "fetch \(number) started at \(now), backing off until \(backoff), without a demand, during \(stepState.operation.map { "\($0)" } ?? "the start")"
+            )
         }
         let isRetryForReadiness =
             model.retryForReadiness && model.retryDue.map { now >= $0 - LifecycleModel.epsilon } == true
@@ -355,7 +360,7 @@ struct LifecycleInvariants {
             && !isRetryForReadiness
         try require(
             !held, .noFetchWhilePaused,
-            "fetch \(number) started at \(now) while paused (low power \(model.lowPower), by the SDK \(model.sdkPaused)), without a demand"
+            "fetch \(number) started at \(now) while paused (low power \(model.lowPower), by the SDK \(model.sdkPaused)), without a demand, during \(stepState.operation.map { "\($0)" } ?? "the start")"
         )
         try require(
             model.scheduledFetchReason != nil, .noFetchWithoutReason,
@@ -786,6 +791,7 @@ struct LifecycleInvariants {
                         false, model.startupDone ? .refreshStartsOrJoins : .refreshDoesNotWaitForTheCache,
                         "refreshNow() caller \(id) neither started nor joined a fetch (paused \(model.isPaused), decided \(model.isDecided), cache answered \(model.startupDone))"
                     )
+                    model.lateDemand = true
                 }
             } else if caller.fetch != model.inFlight {
                 holds = try require(

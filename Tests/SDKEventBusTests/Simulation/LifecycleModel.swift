@@ -118,6 +118,9 @@ struct LifecycleModel {
     var request = Request.none
     /// A `.refreshRequested(.stale/.foreground)` was reported since the last fetch started.
     var requestReported = false
+    /// A demand did not start its fetch at once (a broken promise tolerated): the fetch that comes
+    /// late is its own, even once its caller was cancelled.
+    var lateDemand = false
     var degradedDeadline: TimeInterval?
     var failures = 0
     /// The version of the configuration the cache held, once loaded.
@@ -209,9 +212,6 @@ struct LifecycleModel {
         if let due = retryDue, now >= due - Self.epsilon { return "the retry due at \(due)" }
         if let periodic, now >= periodic.lowerBound - Self.epsilon { return "the refresh due at \(periodic)" }
         if request != .none { return "a request" }
-        // A demand that had to start a fetch and did not (a broken promise of its own): its fetch
-        // is no fetch without a reason when it comes late.
-        if refreshCallers.values.contains(where: { $0.fetch == nil }) { return "a demand still waiting" }
         return nil
     }
 
@@ -271,6 +271,7 @@ struct LifecycleModel {
         periodic = nil
         request = .none
         requestReported = false
+        lateDemand = false
     }
 
     /// The lifecycle's fetch succeeded, at `now`.

@@ -1,9 +1,52 @@
 /// Shrinks a failing sequence to a shortest one that still fails the same way: delta debugging
-/// (Zeller's ddmin) over the operations, then each remaining operation made as simple as it goes.
+/// (Zeller's ddmin) over the operations, each remaining operation made as simple as it goes, then
+/// each setting put back to its default where the failure stays.
 ///
-/// Every candidate is replayed from the start, deterministically (the same settings, so the same
-/// executor schedule), and kept only when it breaks the same invariant.
+/// Every candidate is replayed from the start, deterministically (the same schedule seed, so the
+/// same executor choices), and kept only when it breaks the same invariant.
 enum SimulationShrinker {
+    /// The shortest sequence and the plainest settings found that still `fail`.
+    ///
+    /// - Parameters:
+    ///   - settings: The failing sequence's settings.
+    ///   - operations: Its operations.
+    ///   - fails: Replays a candidate; whether it still fails the same way.
+    /// - Returns: The settings and operations of the shortest failing sequence found.
+    static func shrink(
+        _ settings: SimulationSettings, _ operations: [SimulationOperation],
+        fails: (SimulationSettings, [SimulationOperation]) -> Bool
+    ) -> (SimulationSettings, [SimulationOperation]) {
+        var operations = shrink(operations) { fails(settings, $0) }
+        var settings = settings
+        for plainer in plainerSettings(than: settings) where fails(plainer(settings), operations) {
+            settings = plainer(settings)
+        }
+        operations = shrink(operations) { fails(settings, $0) }
+        return (settings, operations)
+    }
+
+    /// Each setting back to its default, one at a time.
+    private static func plainerSettings(
+        than settings: SimulationSettings
+    ) -> [(SimulationSettings) -> SimulationSettings] {
+        let plain = SimulationSettings()
+        func reset<Value>(_ field: WritableKeyPath<SimulationSettings, Value>) -> (SimulationSettings) ->
+            SimulationSettings
+        {
+            { settings in
+                var settings = settings
+                settings[keyPath: field] = plain[keyPath: field]
+                return settings
+            }
+        }
+        return [
+            reset(\.clock), reset(\.refreshInterval), reset(\.timeToLive), reset(\.retry), reset(\.policy),
+            reset(\.fetchesOnStart), reset(\.cache), reset(\.initialConfig), reset(\.lowPowerAtLaunch),
+            reset(\.fetchesIgnoreCancellation), reset(\.cacheIgnoresCancellation), reset(\.probesAnnouncements),
+            reset(\.composition),
+        ]
+    }
+
     /// The shortest subsequence of `operations` found that still `fails`.
     ///
     /// - Parameters:
