@@ -82,7 +82,7 @@ struct StepProbe {
 /// Walks each step's observations against ``LifecycleModel``, in order, and reports the first
 /// broken promise.
 struct LifecycleInvariants {
-    private(set) var model: LifecycleModel
+    let model: LifecycleModel
     private var stepState = StepState()
 
     /// What one step did, for the checks at its end.
@@ -275,7 +275,7 @@ struct LifecycleInvariants {
 
     /// A pause turned on or off: one `.refreshPaused`/`.refreshResumed` when refreshes pause or
     /// resume, none when nothing changed (§10).
-    private mutating func notePause(_ source: WritableKeyPath<LifecycleModel, Bool>, to paused: Bool) {
+    private mutating func notePause(_ source: ReferenceWritableKeyPath<LifecycleModel, Bool>, to paused: Bool) {
         let wasPaused = model.isPaused
         let changed = model[keyPath: source] != paused
         model[keyPath: source] = paused
@@ -334,6 +334,7 @@ struct LifecycleInvariants {
             )
         } else if !isLateDemand {
             try checkScheduledFetch(number)
+            model.scheduledFetches += 1
         }
         model.fetchStarted(number)
     }
@@ -765,6 +766,15 @@ struct LifecycleInvariants {
                 )
             }
         }
+    }
+
+    /// Checks what must hold over the whole run: reads are never a network request by themselves,
+    /// so over a span S the schedule starts at most S / 0.1 s + 1 fetches (§2).
+    func endRun() throws {
+        let bound = Int((model.now / LifecycleModel.floor).rounded(.down)) + 1
+        try require(
+            model.scheduledFetches <= bound, .scheduleFloor,
+            "the schedule started \(model.scheduledFetches) fetches in \(model.now) s, more than \(bound)")
     }
 
     /// What a disagreement with the SDK's store breaks: once the SDK let go of a client made over

@@ -10,7 +10,10 @@ import SDKEventBusConfig
 /// gets, what each configuration changes. Where the promises leave a choice (a refresh-only
 /// lifecycle's first refresh may count from the configuration's age or from readiness; a
 /// configuration's age set from a `Date` is known only to a fraction of a second), it allows a range.
-struct LifecycleModel {
+///
+/// A class, not a struct: the checks read it on every observation, and a debug build would copy a
+/// struct (its dictionaries retained and released) at every read.
+final class LifecycleModel {
     /// How readiness was decided.
     enum Decision: Equatable {
         case ready(Readiness.Source)
@@ -123,6 +126,8 @@ struct LifecycleModel {
     var lateDemand = false
     var degradedDeadline: TimeInterval?
     var failures = 0
+    /// How many fetches the schedule started (every fetch but a demand's).
+    var scheduledFetches = 0
     /// The version of the configuration the cache held, once loaded.
     var cacheVersion: Int?
 
@@ -248,13 +253,13 @@ struct LifecycleModel {
     // MARK: Transitions
 
     /// Readiness was decided.
-    mutating func decide(_ decision: Decision) {
+    func decide(_ decision: Decision) {
         self.decision = decision
         if case .ready = decision { readyTime = now }
     }
 
     /// The store took configuration `version`, fetched within `fetchedAt` (`nil`: unknown).
-    mutating func apply(
+    func apply(
         _ change: ConfigChange, version: Int, source: Readiness.Source, fetchedAt: ClosedRange<TimeInterval>?
     ) {
         guard change != .ignored else { return }
@@ -264,7 +269,7 @@ struct LifecycleModel {
     }
 
     /// A fetch started: it serves whatever was due or asked for.
-    mutating func fetchStarted(_ number: Int) {
+    func fetchStarted(_ number: Int) {
         inFlight = number
         firstFetchDue = false
         retryDue = nil
@@ -275,7 +280,7 @@ struct LifecycleModel {
     }
 
     /// The lifecycle's fetch succeeded, at `now`.
-    mutating func fetchSucceeded() {
+    func fetchSucceeded() {
         inFlight = nil
         lastFetchEnd = now
         backoffUntil = nil
@@ -284,7 +289,7 @@ struct LifecycleModel {
     }
 
     /// The lifecycle's fetch failed, at `now`; the next is in `retryIn` seconds.
-    mutating func fetchFailed(retryIn: TimeInterval) {
+    func fetchFailed(retryIn: TimeInterval) {
         inFlight = nil
         lastFetchEnd = now
         failures += 1
@@ -295,7 +300,7 @@ struct LifecycleModel {
     }
 
     /// The lifecycle stopped, for `reason`.
-    mutating func stop(_ reason: StopReason) {
+    func stop(_ reason: StopReason) {
         if !isStopped { stoppedReportDue = true }
         if !stopReasons.contains(reason) { stopReasons.append(reason) }
         inFlight = nil
@@ -308,7 +313,7 @@ struct LifecycleModel {
 
     /// A refresh-only lifecycle sees the store ready once it loaded the cache: it refreshes an
     /// interval from then on, or earlier, counting from the configuration's age (§3, §5).
-    mutating func startRefreshingAfterFirstConfig() {
+    func startRefreshingAfterFirstConfig() {
         guard hasLifecycle, !settings.fetchesOnStart, startupDone, periodic == nil, inFlight == nil,
             lastFetchEnd == nil, case .ready? = decision, let readyTime,
             let interval = settings.effectiveRefreshInterval

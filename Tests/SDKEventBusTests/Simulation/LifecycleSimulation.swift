@@ -391,6 +391,7 @@ final class LifecycleSimulation: @unchecked Sendable {
         }
         try invariants.require(
             leftovers.isEmpty, .nothingLeftBehind, "left once everything ended: \(leftovers.joined(separator: ", "))")
+        try invariants.endRun()
         // A sleep that ignores cancellation is abandoned, and returns when its time comes.
         world.advance(to: .greatestFiniteMagnitude)
         client = nil

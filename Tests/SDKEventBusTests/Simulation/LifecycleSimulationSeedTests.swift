@@ -16,7 +16,7 @@ import Testing
         if case .failure(let failure) = result { Issue.record("\(failure)") }
     }
 
-    // MARK: Reading the configuration is not a network request (issue 34, item 1)
+    // MARK: Reading the configuration is not a network request
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func aStaleReadWaitsForTheRetryBackoffSeed1011() async {
@@ -42,7 +42,7 @@ import Testing
             [.lowPowerMode(true), .answerFetch(0, .sameConfig), .advance(by: 1.0), .readConfig(times: 1)])
     }
 
-    // MARK: refreshNow() always runs (item 2)
+    // MARK: refreshNow() always runs
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func refreshNowFetchesWhilePausedBeforeTheFirstRefreshSeed1071() async {
@@ -60,7 +60,7 @@ import Testing
             [.refreshNow(callers: 1)])
     }
 
-    // MARK: A configuration the SDK set ages like a fetched one (item 3)
+    // MARK: A configuration the SDK set ages like a fetched one
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func aConfigurationTheSDKSetAgesFromWhenItWasFetchedSeed1030() async {
@@ -87,7 +87,7 @@ import Testing
             [.answerFetch(0, .failure(retryAfter: 2.0)), .foreground])
     }
 
-    // MARK: Only the side that created a store ends it (item 4)
+    // MARK: Only the side that created a store ends it
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func droppingAClientOverTheSDKsStoreLeavesTheStoreAsItWasSeed1001() async {
@@ -95,7 +95,7 @@ import Testing
             SimulationSettings(composition: .clientOverSDKStore, schedule: 2_664_814_142_600_072_409), [.drop])
     }
 
-    // MARK: A clock that ignores cancellation delays nothing (item 5)
+    // MARK: A clock that ignores cancellation delays nothing
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func aTimedReadyReturnsOnDecisionOnAClockThatIgnoresCancellationSeed1002() async {
@@ -104,7 +104,7 @@ import Testing
             [.ready(callers: 1, timeout: 2.0)])
     }
 
-    // MARK: A retry policy keeps its floor however it was set (item 6)
+    // MARK: A retry policy keeps its floor however it was set
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func theRetryDelayKeepsItsFloorWhenThePolicysVarsAreNotANumberSeed1004() async {
@@ -115,7 +115,7 @@ import Testing
             [.answerFetch(0, .failure(retryAfter: nil))])
     }
 
-    // MARK: Every decision is a diagnostic step (item 7)
+    // MARK: Every decision is a diagnostic step
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func aDemandThatStartsAFetchIsReportedSeed1001() async {
@@ -124,7 +124,7 @@ import Testing
             [.answerFetch(0, .sameConfig), .refreshNow(callers: 1)])
     }
 
-    // MARK: Found by the simulation beyond the issue
+    // MARK: Found by the simulation beyond the outside review
 
     @Test(.disabled("fixed on the lifecycle branch"))
     func aReadyThatWaitsNotAtAllThrowsTheDecidedOutcomeSeed1111() async {
