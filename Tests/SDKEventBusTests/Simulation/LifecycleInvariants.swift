@@ -100,7 +100,6 @@ struct LifecycleInvariants {
         var pauseReports = 0
         var pauseReportsAllowed = 0...0
         var shutdownCalled = false
-        var stoppedReports = 0
         var scheduledReports = 0
         var cacheLoadAnswered = false
         var cacheRejected = false
@@ -117,17 +116,12 @@ struct LifecycleInvariants {
         var sdkConfig: (version: Int, change: ConfigChange, source: ConfigSource)?
         var expectedBool: Bool?
         var shutdownReturned = false
-        var stoppedInStep = false
         var requestRequired = false
         var requestAllowed = false
         var skippedRequired = false
         var skippedAllowed = false
         var created = false
         var initialVersion: Int?
-        var returnedRefreshes: Set<Int> = []
-        var returnedReadies: Set<Int> = []
-        var cancelledRefresh: Int?
-        var cancelledReady: Int?
     }
 
     /// Invariants counted rather than failed on, so that a census sees each bug on its own.
@@ -305,7 +299,6 @@ struct LifecycleInvariants {
 
     private mutating func stop(_ reason: LifecycleModel.StopReason) {
         guard model.hasLifecycle else { return }
-        if !model.isStopped { stepState.stoppedInStep = true }
         model.stop(reason)
     }
 
@@ -437,10 +430,8 @@ struct LifecycleInvariants {
     private mutating func cancelled(_ id: Int, isRefresh: Bool) {
         if isRefresh {
             model.refreshCallers[id]?.isCancelled = true
-            stepState.cancelledRefresh = id
         } else {
             model.readyCallers[id]?.isCancelled = true
-            stepState.cancelledReady = id
         }
     }
 
@@ -561,7 +552,6 @@ struct LifecycleInvariants {
             try require(
                 model.isPaused, .diagnosticSteps, "\(step) reported while nothing pauses refreshes")
         case .stopped:
-            stepState.stoppedReports += 1
             try require(
                 !model.stoppedReported && (model.isStopped || model.dropRequested || model.storeFailedBySDK),
                 .diagnosticSteps,
@@ -611,7 +601,6 @@ struct LifecycleInvariants {
         guard let caller = model.readyCallers.removeValue(forKey: id) else {
             return try fail(.readinessDecidedOnce, "ready() caller \(id) returned twice")
         }
-        stepState.returnedReadies.insert(id)
         if caller.isExcused { return }
         switch result {
         case .success(let readiness):
@@ -653,7 +642,6 @@ struct LifecycleInvariants {
         guard let caller = model.refreshCallers.removeValue(forKey: id) else {
             return try fail(.refreshReturnsWithItsFetch, "refreshNow() caller \(id) returned twice")
         }
-        stepState.returnedRefreshes.insert(id)
         if caller.isExcused { return }
         let thrown = result.failureDescription
         if caller.isCancelled, thrown == String(describing: CancellationError()) { return }
