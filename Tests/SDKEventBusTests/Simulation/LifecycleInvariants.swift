@@ -308,7 +308,7 @@ struct LifecycleInvariants {
             stepState.fetchStartedReports >= stepState.fetchCalls, .diagnosticSteps,
             "fetch \(number) started without a .fetchStarted step before it")
         try require(
-            !model.isStopped || (model.dropRequested && model.clientAlive), .nothingFetchedAfterStop,
+            !model.isStopped, .nothingFetchedAfterStop,
             "fetch \(number) started after the lifecycle stopped (\(model.stopReasons))")
         try require(
             model.inFlight == nil, .oneFetchAtATime,

@@ -2,8 +2,31 @@ import Foundation
 import SDKEventBusConfig
 
 /// What should have happened: the configuration half's promises for 1.1 as plain state, in the
-/// simplest code that can say them (the lifecycle semantics the lead wrote down, numbered §1–§12
-/// below as there).
+/// simplest code that can say them.
+///
+/// The promises, numbered as the checks cite them:
+///
+/// 1. A demand (`refreshNow()`) joins the fetch in flight, or starts one at once, paused or not,
+///    backing off or not, before or after the first fetch; it reports `.refreshRequested(.demand)`
+///    when it starts one, and returns that fetch's result, or why the lifecycle stopped.
+/// 2. A request (a stale read of `config`, a foreground) is one flag, reported once, acted on at the
+///    earliest moment the schedule allows: never during a fetch, before a backoff ends, while paused
+///    once ready, or sooner than 100 ms after the last fetch. Reads are never a request by themselves.
+/// 3. A configuration's age counts from when it was fetched, whoever set it (the lifecycle, the
+///    SDK's `fetchedAt`, the cache's save date); one of unknown age is stale.
+/// 4. After a failure the next fetch but a demand waits the retry policy's delay, from 100 ms to a
+///    day whatever its values, and at least the server's Retry-After.
+/// 5. Pauses (low power mode, `pauseRefreshing()`) hold refreshes, requests and retries once ready;
+///    never the first fetch, a retry readiness waits for, the degraded deadline or a demand.
+/// 6. Nothing is fetched after `stopFetching()`, a `failReadiness` that decided, an error that ended
+///    readiness, `shutdown()`, or dropping the client.
+/// 7. Only the side that created a store ends it.
+/// 8. Nothing waits on a clock, fetch or cache that ignores cancellation.
+/// 9. Readiness is decided once; every caller gets that outcome; the ready event is fired before any
+///    `ready()` returns; every change is announced once, in order.
+/// 10. Every decision is one diagnostic step.
+/// 11. (The notification center the app-lifecycle observers use: nothing to simulate.)
+/// 12. When everything ends, no task, continuation, clock sleeper or waiter of the package is left.
 ///
 /// It never decides *how* the lifecycle does something, only what may and what must happen: which
 /// fetch may start now and which must have started, what readiness was decided and what every caller
