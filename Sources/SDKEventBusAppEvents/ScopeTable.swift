@@ -91,7 +91,10 @@ struct ScopeTable: Sendable {
     /// The bucket of a hash value: Fibonacci hashing, so that a hash whose low bits vary little
     /// still spreads over the buckets.
     private static func index(of hash: Int, shift: Int) -> Int {
-        Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: hash)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        // `multipliedReportingOverflow` rather than `&*`: the checker resolves `&*` here to the
+        // generic `FixedWidthInteger` operator, which is newer than the floors.
+        let product = UInt64(UInt(bitPattern: hash)).multipliedReportingOverflow(by: 0x9E37_79B9_7F4A_7C15)
+        return Int(truncatingIfNeeded: product.partialValue >> UInt64(shift))
     }
 
     /// The bucket that `hash` selects, to search outside the lock.
