@@ -39,6 +39,9 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// A timer is never awaited, so a clock that ignores cancellation keeps only its own sleeper,
     /// never the lifecycle.
     private let timer = LockedValue<(generation: UInt64, task: Task<Void, Never>?)>((0, nil))
+    /// The task of the fetch in flight, which a stop abandons: the lifecycle waits for no fetch
+    /// service once it stopped, whether the service honours cancellation or not.
+    private let currentFetch = LockedValue<Task<Result<(Boxed<Config>, Data?), any Error>, Never>?>(nil)
     /// The degraded deadline's task, until readiness is decided.
     private let degradedDeadline = LockedValue<Task<Void, Never>?>(nil)
     /// The app-lifecycle notifications the lifecycle observes on
@@ -91,19 +94,13 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         // The store tells of every configuration, whoever sets it, and of readiness decided.
         let observation = store.observe { [weak self] change in self?.storeChanged(change) }
         startDegradedDeadline()
-        var memory = Memory(cached: await applyStartingConfigs())
-        let (isReady, isDecided) = (store.isReady, store.isDecided)
-        // A configuration the store held before the lifecycle observed it ages from its own fetch.
-        let age = store.configAge
-        perform(
-            control.withLock { machine in
-                var actions: [Machine.Action] = []
-                if let age { actions = machine.configCommitted(.first, age: age.isFinite ? age : nil, now: now) }
-                return actions + machine.startingConfigsApplied(isReady: isReady, isDecided: isDecided, now: now)
-            })
+        // The initial and cached configurations load in a task of their own, so that a refresh
+        // asked for meanwhile waits for no cache; the schedule begins once they are applied.
+        let starting = Task.inheritingExecutorPreference { await self.applyStartingConfigs() }
         while await nextFetch() {
-            guard await fetchAndApply(memory: &memory) else { break }
+            guard await fetchAndApply() else { break }
         }
+        starting.cancel()
         withExtendedLifetime(observers) {}
         store.stopObserving(observation)
         degradedDeadline.withLock { $0.take() }?.cancel()
@@ -212,6 +209,8 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
                 setTimer(generation, deadline: deadline)
             case .cancelTimer(let generation):
                 cancelTimer(upTo: generation)
+            case .abandonFetch:
+                currentFetch.withLock { $0 }?.cancel()
             }
         }
     }
@@ -294,6 +293,10 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         if store.isDecided { degradedDeadline.withLock { $0.take() }?.cancel() }
     }
 
+    /// What the loop remembers of the configurations it applied and cached, and the starting task of
+    /// the cache's: read and written between awaits, never across one.
+    private let memory = LockedValue(Memory())
+
     /// What the loop remembers of the configurations it applied and cached, so that an identical
     /// one is neither applied nor written again.
     private struct Memory {
@@ -310,8 +313,18 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     ///
     /// - Returns: `false` when the lifecycle stopped meanwhile, or the fetch's error ended
     ///   readiness: the loop ends.
-    private func fetchAndApply(memory: inout Memory) async -> Bool {
-        let result = await fetch()
+    private func fetchAndApply() async -> Bool {
+        // In a task of its own, which a stop cancels (`abandonFetch`); stored before the stop is
+        // read, so that either the stop finds it or this finds the stop.
+        let fetching = Task.inheritingExecutorPreference { await self.fetch() }
+        currentFetch.withLock { $0 = fetching }
+        if control.withLock({ $0.isStopped }) { fetching.cancel() }
+        let result = await withTaskCancellationHandler {
+            await fetching.value
+        } onCancel: {
+            fetching.cancel()
+        }
+        currentFetch.withLock { $0 = nil }
         guard !Task.isCancelled, !control.withLock({ $0.isStopped }) else {
             // Shut down, stopped, or readiness failed, during the fetch: whatever it returned is
             // discarded, never applied or recorded; the refreshes waiting for it learnt why.
@@ -322,7 +335,7 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
             // Its age counts from its arrival, recorded before it is applied: applying it resumes
             // `ready()` callers, who may read it (and move a test clock) at once.
             control.withLock { $0.fetchArrived(now: now) }
-            let change = await apply(config, body: body, memory: &memory)
+            let change = await apply(config, body: body)
             perform(control.withLock { $0.fetchSucceeded(change, now: now) })
             return true
         case .failure(let error):
@@ -348,9 +361,9 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
     /// Applies a fetched configuration, and caches it unless the cache holds it already.
     ///
     /// - Returns: What the store did with it.
-    private func apply(_ config: Boxed<Config>, body: Data?, memory: inout Memory) async -> ConfigChange {
+    private func apply(_ config: Boxed<Config>, body: Data?) async -> ConfigChange {
         let change: ConfigChange
-        if let body, body == memory.appliedBody, store.config != nil {
+        if let body, body == memory.withLock({ $0.appliedBody }), store.config != nil {
             // The body as last applied: nothing can have changed, Equatable or not.
             change = .unchanged
             status.fetchSucceeded()
@@ -363,12 +376,14 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
                 self.report(.configApplied(change))
             }
         }
-        if change != .ignored { memory.appliedBody = body }
-        let isCached =
-            (body != nil && body == memory.cachedBody)
-            || (memory.cached.map { config.value.isSameConfiguration(as: $0.value) } ?? false)
-        if change != .ignored, !isCached, await save(config, body: body) {
-            (memory.cached, memory.cachedBody) = (config, body)
+        guard change != .ignored else { return change }
+        let isCached = memory.withLock { memory in
+            memory.appliedBody = body
+            return (body != nil && body == memory.cachedBody)
+                || (memory.cached.map { config.value.isSameConfiguration(as: $0.value) } ?? false)
+        }
+        if !isCached, await save(config, body: body) {
+            memory.withLock { ($0.cached, $0.cachedBody) = (config, body) }
         }
         return change
     }
@@ -398,13 +413,36 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         return result.value
     }
 
-    /// Applies the injected configuration, then the cached one, as the readiness policy allows.
+    /// Applies the starting configurations, remembers what the cache holds, and begins the schedule.
+    private func applyStartingConfigs() async {
+        let cached = await loadStartingConfigs()
+        // What the cache holds, unless the loop has cached a newer one meanwhile.
+        memory.withLock { memory in
+            if memory.cached == nil { memory.cached = cached }
+        }
+        let (isReady, isDecided) = (store.isReady, store.isDecided)
+        // A configuration the store held before the lifecycle observed it ages from its own fetch;
+        // one committed since was observed with its age then, which a later reading must not reset.
+        let age = store.configAge
+        perform(
+            control.withLock { machine in
+                var actions: [Machine.Action] = []
+                if let age, machine.configTime == .none {
+                    actions = machine.configCommitted(.first, age: age.isFinite ? age : nil, now: now)
+                }
+                return actions + machine.startingConfigsApplied(isReady: isReady, isDecided: isDecided, now: now)
+            })
+    }
+
+    /// Applies the initial configuration, then the cached one, as the readiness policy allows; a
+    /// cached one never replaces a live one applied meanwhile (a refresh asked for while the cache
+    /// loaded).
     ///
     /// A corrupt cache is deleted, so that it is not read again at the next start.
     ///
     /// - Returns: The configuration the cache holds (boxed, for the loop's memory), so that an
     ///   unchanged one is not written again.
-    private func applyStartingConfigs() async -> Boxed<Config>? {
+    private func loadStartingConfigs() async -> Boxed<Config>? {
         let usesStored = configuration.readinessPolicy.usesStoredConfigs
         if usesStored, let initial = configuration.initialConfigBox {
             _ = await store.setConfig(initial, from: .initial, fetchedAt: nil) { change in
@@ -432,7 +470,7 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
             return nil
         case .success(let (cached, savedAt)?):
             if usesStored {
-                _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt) { change in
+                _ = await store.setConfig(cached, from: .cache, fetchedAt: savedAt, unlessLive: true) { change in
                     self.status.applied(change, from: .cache)
                     self.report(.cacheLoaded(change))
                 }

@@ -21,7 +21,7 @@ import Foundation
 /// ```
 ///
 /// - A *demand* (``addRefreshWaiter(_:_:now:)``) joins the fetch in flight, or starts one at once:
-///   paused or not, backing off or not, before the first fetch or after.
+///   paused or not, backing off or not, before the first fetch or after, while the cache loads too.
 /// - A *request* (``requestIfStale(_:now:)``: a stale read, the app in the foreground) is one flag,
 ///   acted on at the earliest time the schedule allows a fetch that is not a demand: not while a
 ///   fetch is in flight, not before a pending retry, not while paused, not sooner than
@@ -88,6 +88,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         case setTimer(generation: UInt64, deadline: Nanoseconds)
         /// Cancels the timer of `generation` or earlier.
         case cancelTimer(generation: UInt64)
+        /// Abandons the fetch in flight: the lifecycle stopped, and waits for no fetch service.
+        case abandonFetch
     }
 
     /// What the next fetch that is not a demand waits for.
@@ -247,6 +249,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         guard phase == .starting else { return [] }
         phase = .running
         self.isDecided = self.isDecided || isDecided
+        // A demand that fetched while the cache loaded set the schedule already, by its result.
+        guard fetchCount == 0 else { return evaluate(now: now) }
         if settings.fetchesOnStart {
             schedule = .firstFetch
         } else {
@@ -265,6 +269,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         if stopReason == nil { stopReason = reason }
         var actions = cancelTimer()
         if case .parked(let waiter) = loop { actions.append(.wakeLoop(waiter, .stop)) }
+        if case .inFlight = fetch { actions.append(.abandonFetch) }
         loop = .stopped
         let waiters = takeRefreshWaiters(upTo: .max)
         if !waiters.isEmpty { actions.append(.resume(Boxed(waiters), .failure(stopError))) }
@@ -489,7 +494,8 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     /// Decides what follows from the state at `now`: a fetch now, a held fetch reported, or the
     /// timer armed for the next one.
     private mutating func evaluate(now: Nanoseconds) -> [Action] {
-        guard phase == .running, fetch == .none else { return [] }
+        // While the starting configurations load, only a demand fetches: it waits for no cache.
+        guard phase == .running || (phase == .starting && isDemanded), fetch == .none else { return [] }
         if isDemanded { return beginFetchIfParked() }
         guard let planned = plannedFetchTime else { return cancelTimer() }
         guard planned <= now else { return setTimer(at: planned) }

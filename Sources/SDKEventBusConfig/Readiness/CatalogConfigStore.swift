@@ -30,6 +30,8 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
         /// When the configuration in effect was fetched, as far as anyone knows: `nil` for one of
         /// unknown age (a bundled one).
         var fetchDate: Date?
+        /// Where the configuration in effect came from.
+        var source: ConfigSource?
     }
 
     private nonisolated let gate = ReadinessGate<Readiness>()
@@ -139,13 +141,20 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
 
     /// ``setConfig(_:from:fetchedAt:willAnnounce:)`` with the configuration in the box the store
     /// keeps it in: the lifecycle holds its configurations boxed, so none is copied on the way.
+    ///
+    /// With `unlessLive`, a configuration is ignored when the one in effect came from a live fetch:
+    /// a cache that answers after the lifecycle (or the SDK) applied a live configuration cannot
+    /// put an older one back. Checked on the actor, in the same step that applies.
     func setConfig(
         _ newConfig: Boxed<Catalog.Config>,
         from source: ConfigSource,
         fetchedAt: Date?,
+        unlessLive: Bool = false,
         willAnnounce: @Sendable (ConfigChange) -> Void
     ) -> ConfigChange {
-        let change = apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
+        let change =
+            unlessLive && state.withLock({ $0.source == .live })
+            ? .ignored : apply(newConfig, from: source, fetchedAt: fetchedAt, willAnnounce: willAnnounce)
         if change == .ignored || change == .unchanged { willAnnounce(change) }
         return change
     }
@@ -166,7 +175,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
         if gate.isWaiting {
             let readiness = Readiness(source: Readiness.Source(source), configAge: age, date: now)
             // Commit first: a `waitForReady()` that arrives once the gate is open must find it.
-            state.withLock { ($0.config, $0.fetchDate) = (newConfig, fetchDate) }
+            state.withLock { ($0.config, $0.fetchDate, $0.source) = (newConfig, fetchDate, source) }
             let opened = gate.open(readiness) {
                 notifyObservers(.committed(.first, age: age))
                 notifyObservers(.ready)
@@ -175,7 +184,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
             }
             guard opened else {
                 // Failed or shut down meanwhile: the configuration was never in effect.
-                state.withLock { $0.config = nil }
+                state.withLock { ($0.config, $0.fetchDate, $0.source) = (nil, nil, nil) }
                 return .ignored
             }
             return .first
@@ -183,7 +192,7 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
         guard gate.outcome != nil else { return .ignored }  // readiness failed for good
         // Boxes throughout, so that no configuration is copied here.
         let previous = state.withLock { state -> Boxed<Catalog.Config>? in
-            defer { state.config = newConfig }
+            defer { (state.config, state.source) = (newConfig, source) }
             return state.config
         }
         if let previous, newConfig.value.isSameConfiguration(as: previous.value) {
@@ -305,7 +314,8 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     nonisolated func waitForReady(timeout: TimeInterval, on timer: any TimerClock) async throws
         -> Readiness
     {
-        if let readiness = gate.announcedOutcome { return readiness }
+        // Decided already: that outcome, whatever the timeout, zero included.
+        if let readiness = try gate.settledOutcome() { return readiness }
         // Raced in tasks of their own, never awaited once the race is decided: a clock that
         // ignores cancellation (a `DispatchQueue.asyncAfter` and a continuation) keeps its own
         // sleeper, not this caller, who returns as soon as readiness is decided.

@@ -26,6 +26,15 @@ final class ReadinessGate<Outcome: Sendable>: Sendable {
         }
     }
 
+    /// The outcome once it is settled: returned once the gate was opened and that was announced,
+    /// thrown once the gate failed or was shut down; `nil` while undecided or announcing.
+    ///
+    /// - Throws: The error the gate failed with; ``ReadinessError/shutDown`` once it is shut down.
+    func settledOutcome() throws -> Outcome? {
+        guard let settled = machine.withLock({ $0.settledRegistration }) else { return nil }
+        return try Self.result(of: settled)
+    }
+
     /// Whether the gate is still waiting for its outcome.
     var isWaiting: Bool { machine.withLock { $0.isWaiting } }
 

@@ -39,6 +39,7 @@ import Testing
                     if wake == .fetch { fetches += 1 }
                 case .resume(let waiters, let result): resumed += waiters.value.map { ($0, result) }
                 case .setTimer(let generation, let deadline): timer = (generation, deadline)
+                case .abandonFetch: break
                 case .cancelTimer(let generation):
                     if let timer, timer.generation <= generation { self.timer = nil }
                 }
