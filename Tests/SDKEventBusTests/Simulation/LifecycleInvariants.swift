@@ -236,7 +236,10 @@ struct LifecycleInvariants {
                 stepState.expectedReadinessFailed += 1
                 stop(.failed(error))
             } else {
+                // The store tells the lifecycle that fills it, which stops as for the client's call
+                // (§6), without a step of its own: the SDK's call decided it, not the lifecycle.
                 model.storeFailedBySDK = model.hasLifecycle
+                stop(.failed(error))
             }
         case .setDegraded:
             guard model.settings.hasSDKStore else { return }
@@ -284,11 +287,11 @@ struct LifecycleInvariants {
         let nothingElseServes = model.inFlight == nil && model.startupDone && !model.firstFetchDue
         switch model.staleness {
         case .stale where nothingElseServes:
-            stepState.requestAllowed = !model.requestReported
+            stepState.requestAllowed = !model.requestReported || model.requestMaybeWithdrawn
             stepState.requestRequired = !model.requestReported
             model.request = .definite
         case .stale, .maybe:
-            stepState.requestAllowed = !model.requestReported
+            stepState.requestAllowed = !model.requestReported || model.requestMaybeWithdrawn
             stepState.skippedAllowed = foreground
             model.request = max(model.request, .maybe)
         case .fresh:
@@ -407,7 +410,7 @@ struct LifecycleInvariants {
         let fetchedAt: ClosedRange<TimeInterval>? =
             switch (source, age) {
             case (.live, nil): model.now...model.now
-            case (.initial, _), (.cache, nil): nil
+            case (.initial, nil), (.cache, nil): nil
             case (_, let age?): (model.now - age - slack)...(model.now - age + slack)
             }
         model.apply(
@@ -486,6 +489,9 @@ struct LifecycleInvariants {
             let version = stepState.initialVersion ?? -1
             let expected = model.change(applying: version)
             try require(expected == change, .storeAgreesWithModel, "\(step): the model expected \(expected)")
+            // After a degraded start (its deadline may pass before the initial configuration is
+            // applied), the initial configuration is announced as an update.
+            if change == .updated { stepState.predictedUpdates += 1 }
             model.apply(change, version: version, source: .initial, fetchedAt: nil)
             if change == .first { model.startRefreshingAfterFirstConfig() }
         case .cacheLoaded(let change):
@@ -495,7 +501,7 @@ struct LifecycleInvariants {
                 return try fail(.diagnosticSteps, "\(step) reported with no cached configuration loaded")
             }
             let version = model.cacheVersion ?? -1
-            let expected = model.change(applying: version)
+            let expected = model.source == .live ? .ignored : model.change(applying: version)
             try require(expected == change, .storeAgreesWithModel, "\(step): the model expected \(expected)")
             if change == .updated { stepState.predictedUpdates += 1 }
             let fetchedAt = age.map { (model.now - $0 - 0.25)...(model.now - $0 + 0.25) }
@@ -536,6 +542,7 @@ struct LifecycleInvariants {
                 "\(step) reported, but the configuration is \(model.staleness) (age \(String(describing: model.age)), time to live \(literal(model.timeToLive))) or a request was reported already"
             )
             model.requestReported = true
+            model.requestMaybeWithdrawn = false
         case .refreshSkipped(let age, _):
             stepState.skippedReports += 1
             try require(
@@ -613,8 +620,13 @@ struct LifecycleInvariants {
                 "ready() caller \(id) got \(readiness); the ready event announced \(String(describing: model.announced))"
             )
         case .failure(let error as ReadinessError) where error != .shutDown:
+            // Readiness decided at the very instant of the deadline is a tie either may win.
+            let decidedAtTheDeadline =
+                caller.deadline.flatMap { deadline in
+                    model.decidedAt.map { $0 >= deadline - LifecycleModel.epsilon }
+                } == true
             try require(
-                model.decision == nil
+                (model.decision == nil || decidedAtTheDeadline)
                     && (caller.waitsNotAtAll
                         || caller.deadline.map { model.now >= $0 - LifecycleModel.epsilon } == true),
                 .readyTimesOut,
@@ -674,15 +686,19 @@ struct LifecycleInvariants {
 
     /// Checks what must hold once a step's jobs ran out.
     mutating func endStep(_ probe: StepProbe) throws {
-        if model.dropRequested, model.clientAlive, !probe.clientAlive {
+        let droppedThisStep = model.dropRequested && model.clientAlive && !probe.clientAlive
+        if droppedThisStep {
             // The client went away in this step: its lifecycle stops, and its own store with it.
             model.clientAlive = false
             stop(.shutDown)
             if model.settings.composition != .clientOverSDKStore { model.decision = .shutDown }
         }
         let state = stepState
+        // A dropped client goes when its last holder (a waiting `ready()`) lets go, which may be
+        // just after its loop started a fetch: the cancelled loop abandons it before calling it.
+        let abandonedByTheDrop = droppedThisStep && state.fetchStartedReports == state.fetchCalls + 1
         try require(
-            state.fetchStartedReports == state.fetchCalls, .diagnosticSteps,
+            state.fetchStartedReports == state.fetchCalls || abandonedByTheDrop, .diagnosticSteps,
             "\(state.fetchStartedReports) .fetchStarted step(s) for \(state.fetchCalls) fetch(es)")
         if let answered = state.answered {
             try require(

@@ -113,6 +113,9 @@ final class LifecycleModel {
     /// The SDK failed the store it keeps, behind the lifecycle's back: what the lifecycle does then
     /// is not promised.
     var storeFailedBySDK = false
+    /// Where the configuration in effect came from: a cache that answers after a live one was
+    /// applied is ignored (a refresh asked for while the cache loaded waits for no cache).
+    var source: Readiness.Source?
 
     // MARK: The lifecycle
 
@@ -144,6 +147,9 @@ final class LifecycleModel {
     var request = Request.none
     /// A `.refreshRequested(.stale/.foreground)` was reported since the last fetch started.
     var requestReported = false
+    /// A configuration of uncertain freshness arrived while a request was made: the lifecycle may
+    /// have withdrawn it, so a new request may be reported.
+    var requestMaybeWithdrawn = false
     /// A demand did not start its fetch at once (a broken promise tolerated): the fetch that comes
     /// late is its own, even once its caller was cancelled.
     var lateDemand = false
@@ -155,6 +161,8 @@ final class LifecycleModel {
     var cacheVersion: Int?
 
     var readyCallers: [Int: ReadyCaller] = [:]
+    /// When readiness was decided: a caller whose deadline is that same instant may time out.
+    var decidedAt: TimeInterval?
     var refreshCallers: [Int: RefreshCaller] = [:]
 
     init(settings: SimulationSettings) {
@@ -177,11 +185,11 @@ final class LifecycleModel {
     /// Whether the lifecycle runs: it can fetch, and must when a fetch falls due.
     var isRunning: Bool { hasLifecycle && clientAlive && !isStopped }
 
-    /// The time to live the lifecycle runs with: none, never stale (`nan`, as infinite), or at
-    /// least zero (§3).
+    /// The time to live the lifecycle runs with: none (`nil`, or `nan`, as `LifecycleConfiguration`
+    /// documents), or at least zero (§3).
     var timeToLive: TimeInterval? {
-        guard let ttl = settings.timeToLive else { return nil }
-        return ttl.isNaN ? .infinity : max(ttl, 0)
+        guard let ttl = settings.timeToLive, !ttl.isNaN else { return nil }
+        return max(ttl, 0)
     }
 
     /// How old the configuration in effect is, at the youngest and the oldest it can be.
@@ -278,6 +286,7 @@ final class LifecycleModel {
     /// Readiness was decided.
     func decide(_ decision: Decision) {
         self.decision = decision
+        decidedAt = now
         if case .ready = decision { readyTime = now }
     }
 
@@ -289,6 +298,20 @@ final class LifecycleModel {
         if change == .first { decide(.ready(source)) }
         self.version = version
         self.fetchedAt = fetchedAt
+        self.source = source
+        // A request made while the configuration was stale has nothing left to ask for once a fresh
+        // one arrives; where its freshness is uncertain, the request may or may not remain.
+        guard request != .none || requestReported else { return }
+        switch staleness {
+        case .fresh:
+            request = .none
+            requestReported = false
+        case .maybe:
+            request = min(request, .maybe)
+            requestMaybeWithdrawn = true
+        case .stale:
+            break
+        }
     }
 
     /// A fetch started: it serves whatever was due or asked for.
@@ -299,6 +322,7 @@ final class LifecycleModel {
         periodic = nil
         request = .none
         requestReported = false
+        requestMaybeWithdrawn = false
         lateDemand = false
     }
 

@@ -5,9 +5,8 @@ import Testing
 /// The shortest sequences the simulation found breaking a promise, each kept as the test of that
 /// promise, named for it and for the seed of the sequence that found it.
 ///
-/// Each replays its settings and operations exactly, every invariant checked. Those of the defects
-/// found on 1.0.0's lifecycle are disabled here and enabled where the lifecycle keeps them; those of
-/// earlier rounds' defects pass, and failed with their fix reverted.
+/// Each replays its settings and operations exactly, every invariant checked. Each failed on the
+/// lifecycle it was found on: 1.0.0's, or an earlier round's with that round's fix reverted.
 @Suite(.timeLimit(.minutes(1))) struct LifecycleSimulationSeedTests {
     /// Replays a sequence and records the promise it breaks, if any.
     private func replay(_ settings: SimulationSettings, _ operations: [SimulationOperation]) async {
@@ -18,7 +17,7 @@ import Testing
 
     // MARK: Reading the configuration is not a network request
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aStaleReadWaitsForTheRetryBackoffSeed1011() async {
         await replay(
             SimulationSettings(timeToLive: 0.0, schedule: 18_057_527_142_187_986_736),
@@ -28,14 +27,14 @@ import Testing
             ])
     }
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aStaleReadWaitsATenthOfASecondAfterTheLastFetchSeed1013() async {
         await replay(
             SimulationSettings(timeToLive: 0.0, schedule: 14_871_048_477_099_410_212),
             [.answerFetch(0, .newConfig), .readConfig(times: 1)])
     }
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aStaleReadIsHeldByLowPowerModeOnceReadySeed1020() async {
         await replay(
             SimulationSettings(timeToLive: 1.0, schedule: 1_836_909_780_686_888_136),
@@ -44,7 +43,7 @@ import Testing
 
     // MARK: refreshNow() always runs
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func refreshNowFetchesWhilePausedBeforeTheFirstRefreshSeed1071() async {
         await replay(
             SimulationSettings(
@@ -53,7 +52,7 @@ import Testing
             [.setConfig(.live, age: 3.0), .refreshNow(callers: 1)])
     }
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func refreshNowDoesNotWaitForTheCacheSeed1000() async {
         await replay(
             SimulationSettings(cache: .unreadable, schedule: 3_616_392_152_730_960_348),
@@ -62,7 +61,7 @@ import Testing
 
     // MARK: A configuration the SDK set ages like a fetched one
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aConfigurationTheSDKSetAgesFromWhenItWasFetchedSeed1030() async {
         await replay(
             SimulationSettings(
@@ -71,7 +70,7 @@ import Testing
             [.setConfig(.cache, age: 500.0), .readConfig(times: 1)])
     }
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aForegroundWithAFreshConfigurationTheSDKSetIsSkippedSeed1062() async {
         await replay(
             SimulationSettings(
@@ -80,7 +79,7 @@ import Testing
             [.setConfig(.live, age: nil), .foreground])
     }
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aForegroundWithAConfigurationOfUnknownAgeRequestsARefreshSeed1035() async {
         await replay(
             SimulationSettings(timeToLive: 10.0, initialConfig: true, schedule: 15_836_658_121_503_639_635),
@@ -89,7 +88,7 @@ import Testing
 
     // MARK: Only the side that created a store ends it
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func droppingAClientOverTheSDKsStoreLeavesTheStoreAsItWasSeed1001() async {
         await replay(
             SimulationSettings(composition: .clientOverSDKStore, schedule: 2_664_814_142_600_072_409), [.drop])
@@ -97,7 +96,7 @@ import Testing
 
     // MARK: A clock that ignores cancellation delays nothing
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aTimedReadyReturnsOnDecisionOnAClockThatIgnoresCancellationSeed1002() async {
         await replay(
             SimulationSettings(clock: .sdkClockIgnoringCancellation, schedule: 15_263_053_824_884_936_646),
@@ -106,7 +105,7 @@ import Testing
 
     // MARK: A retry policy keeps its floor however it was set
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func theRetryDelayKeepsItsFloorWhenThePolicysVarsAreNotANumberSeed1004() async {
         await replay(
             SimulationSettings(
@@ -117,7 +116,7 @@ import Testing
 
     // MARK: Every decision is a diagnostic step
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aDemandThatStartsAFetchIsReportedSeed1001() async {
         await replay(
             SimulationSettings(schedule: 2_664_814_142_600_072_409),
@@ -126,7 +125,7 @@ import Testing
 
     // MARK: Found by the simulation beyond the outside review
 
-    @Test(.disabled("fixed on the lifecycle branch"))
+    @Test
     func aReadyThatWaitsNotAtAllThrowsTheDecidedOutcomeSeed1111() async {
         await replay(
             SimulationSettings(schedule: 12_229_116_608_351_884_975), [.shutdown, .ready(callers: 2, timeout: .nan)])

@@ -25,8 +25,7 @@ import Testing
         UInt64(environment["SDKEVENTBUS_SIM_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64.max / 2)
     }
 
-    @Test(.disabled("the lifecycle branch fixes what it finds on 1.0.0's lifecycle"))
-    func randomSequencesKeepEveryLifecyclePromise() async throws {
+    @Test func randomSequencesKeepEveryLifecyclePromise() async throws {
         guard #available(macOS 26.4, iOS 26.4, tvOS 26.4, watchOS 26.4, visionOS 26.4, *) else { return }
         let (seed, sequences) = (Self.baseSeed, Self.sequences)
         let report = await offThePool { SimulationCampaign.run(baseSeed: seed, sequences: sequences) }
