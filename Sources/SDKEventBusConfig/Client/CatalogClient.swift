@@ -86,6 +86,11 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// and decodes the configuration. No type to declare, and no requirement name to clash with the
     /// SDK's own.
     ///
+    /// The function returns a configuration or throws; `nil` has no meaning here. A provider that
+    /// returns `nil` says in the closure what it means: throw an error that says why for a failure
+    /// (the lifecycle retries it with backoff), or return the configuration in effect for "not
+    /// modified" (the store finds it unchanged and counts its age from this fetch).
+    ///
     /// ```swift
     /// let (client, emitter) = CatalogClient<FlagEvent>.makeClient(fetch: api.fetchFlags)
     /// let (other, _) = CatalogClient<FlagEvent>.makeClient(configuration: settings) {
