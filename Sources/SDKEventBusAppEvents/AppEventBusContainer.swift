@@ -126,6 +126,10 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
 }
 
 /// Why an ``AppEventBusContainer`` refused a request.
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum AppEventBusContainerError: Error, Equatable, CustomStringConvertible {
     /// A bus is already registered for the scope (described by its `String(describing:)`); the
     /// registered bus was kept.

@@ -30,8 +30,9 @@ public import Foundation
 /// ``ready(timeout:clock:)`` for a client that made its store (a store the SDK keeps stays as the
 /// SDK leaves it). Keep the client for as long as the SDK runs.
 public struct CatalogReader<Catalog: LifecycleCatalog>: CatalogSubscribing {
-    /// The client's event bus: every subscription the reader offers is made on it, and `flush()`
-    /// awaits delivery. It cannot fire.
+    /// The client's event bus, which cannot fire.
+    ///
+    /// Every subscription the reader offers is made on it, and its `flush()` awaits delivery.
     public let bus: CatalogBus<Catalog>
     /// The client's lifecycle: the reader reads and refreshes through it, never steers it.
     private let lifecycle: ConfigLifecycle<Catalog>
@@ -76,7 +77,9 @@ public struct CatalogReader<Catalog: LifecycleCatalog>: CatalogSubscribing {
     }
 
     /// Whether the SDK is ready, how, where its configuration came from, when it last changed, and
-    /// the last fetch error: for diagnostics screens and logs. As ``CatalogClient/status``.
+    /// the last fetch error.
+    ///
+    /// For diagnostics screens and logs, as ``CatalogClient/status``.
     public var status: SDKStatus { lifecycle.currentStatus }
 
     #if canImport(Observation)
