@@ -3,10 +3,12 @@
 
 Usage: Scripts/check-public-surface.py [SYMBOL_GRAPH_DIR]
 
-App code holds an SDK's CatalogBus (EventBus for the built-in catalog) or its CatalogClient
-(SDKClient); only the holder of the bus's CatalogEmitter (EventEmitter) may fire. This reads the
-public symbol graphs of SDKEventBusCore, SDKEventBusConfig, SDKEventBusAppEvents and SDKEventBus (from `swift package dump-symbol-graph
---minimum-access-level public`) and checks that:
+App code holds an SDK's CatalogBus (EventBus for the built-in catalog), its client's CatalogReader,
+or, as SDKs handed it before 1.1, its CatalogClient (SDKClient); only the holder of the bus's
+CatalogEmitter (EventEmitter) may fire. Scripts/check-app-side.sh checks, as app code, that the
+reader cannot end readiness or steer the lifecycle either. This reads the public symbol graphs of
+SDKEventBusCore, SDKEventBusConfig, SDKEventBusAppEvents and SDKEventBus (from `swift package
+dump-symbol-graph --minimum-access-level public`) and checks that:
 
 1. every public member whose name fires, emits, posts, sends or triggers belongs to
    CatalogEmitter, or to the app-event bus (AppEventBus), on which app code publishes by design
@@ -14,9 +16,9 @@ public symbol graphs of SDKEventBusCore, SDKEventBusConfig, SDKEventBusAppEvents
 2. CatalogEmitter has no public initializer;
 3. the only public declarations that hand out a CatalogEmitter are CatalogBus.makeBus() and
    the CatalogClient.make factories, which all create a new bus;
-4. no public declaration takes a CatalogBus or a CatalogClient as a parameter unless it also
-   takes that bus's CatalogEmitter (a store or component built from the bus app code holds could
-   otherwise fire on it);
+4. no public declaration takes a CatalogBus, a CatalogClient or a CatalogReader as a parameter
+   unless it also takes that bus's CatalogEmitter (a store or component built from the bus app code
+   holds could otherwise fire on it);
 5. no public property has the type CatalogEmitter.
 """
 
@@ -30,7 +32,7 @@ EMITTER = "CatalogEmitter"
 EMITTER_NAMES = {EMITTER, "EventEmitter"}
 FIRING_OWNERS = {EMITTER, "AppEventBus"}
 EMITTER_SOURCE_OWNERS = {"CatalogBus/makeBus", "CatalogClient/makeClient"}
-RECEIVER_TYPES = {"CatalogBus", "EventBus", "CatalogClient", "SDKClient"}
+RECEIVER_TYPES = {"CatalogBus", "EventBus", "CatalogClient", "SDKClient", "CatalogReader"}
 # The library modules app code imports: the core, the app buses, and the built-in catalog on them.
 MODULES = ["SDKEventBusCore", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus"]
 

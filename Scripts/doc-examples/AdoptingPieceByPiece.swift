@@ -7,6 +7,10 @@ public import Foundation
 public struct FlagAPI: Sendable {
     public init() {}
     public func fetchFlags() async throws -> Flags { Flags(values: [:]) }
+    /// A provider that returns `nil` when its request failed.
+    public func latestFlags() async throws -> Flags? { nil }
+    /// A conditional request: `nil` when the server answered 304 Not Modified.
+    public func fetchFlagsIfModified() async throws -> Flags? { nil }
 }
 
 /// The SDK's own terminal errors.

@@ -18,5 +18,5 @@ enum FlagSDKError: Error {
 /// An SDK component that evaluates flags and fires what it finds.
 final class FlagEvaluator: Sendable {
     static let shared = FlagEvaluator()
-    func start(emitter: CatalogEmitter<FlagEvent>) {}
+    func start(client: FlagClient, emitter: CatalogEmitter<FlagEvent>) {}
 }

@@ -65,7 +65,8 @@ await cart.flush()
 check(replayed.value == 1, "the sticky checkout replayed to a late listener")
 lateToken.cancel()
 
-// The lifecycle on a test clock: a timed ready() that times out, then readiness from a fetch.
+// The lifecycle on a test clock: a timed ready() that times out, then readiness from a fetch, waited
+// for and read through the client's reader (what app code holds); the SDK shuts the client down.
 let clock = TestClock()
 var settings = SDKConfiguration(refreshInterval: nil)
 settings.clock = clock
@@ -73,7 +74,8 @@ settings.clock = clock
 let body = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
 let service = MockConfigFetchService([.delayed(5, .body(body))], clock: clock)
 let client = SDKClient(configuration: settings, fetchService: service)
-let timed = Task { try await client.ready(timeout: 2, clock: clock) }
+let sdk = client.reader
+let timed = Task { try await sdk.ready(timeout: 2, clock: clock) }
 try await clock.waitForSleepers(2)
 clock.advance(by: 2)
 do {
@@ -84,13 +86,20 @@ do {
 }
 clock.advance(by: 3)
 do {
-    let readiness = try await client.ready()
+    let readiness = try await sdk.ready()
     check(readiness.source == .live, "ready from a live fetch")
+    check(sdk.config != nil && sdk.status.isReady, "the reader reads the configuration and the status")
 } catch {
     check(false, "ready() from the scripted body: \(error)")
 }
 let report = await client.shutdown()
 check(report.isComplete, "shutdown abandoned nothing: \(report)")
+do {
+    _ = try await sdk.ready()
+    check(false, "the reader's ready() throws once the SDK shut down")
+} catch let error as ReadinessError {
+    check(error == .shutDown, "the reader's ready() throws shutDown, got \(error)")
+}
 
 if failures.isEmpty {
     print("library-evolution client: every check held")

@@ -123,6 +123,10 @@ public final class AppEventBusContainer<Scope: Hashable & Sendable>: Sendable {
 }
 
 /// Why an ``AppEventBusContainer`` refused a request.
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum AppEventBusContainerError: Error, Equatable, CustomStringConvertible {
     /// A bus is already registered for the scope that `scope` describes (its `String(describing:)`),
     /// and a scope has one bus while a bus serves one scope: either the scope you registered a bus

@@ -15,10 +15,11 @@ func playFlagTimeline() async throws {
         afterScript: .hang
     )
     timeline.log("sdk", "FlagClient (CatalogClient<FlagEvent>) created; flag sets are fetched on demand")
-    let (flags, emitter) = CatalogClient<FlagEvent>.makeClient(
+    let (client, emitter) = CatalogClient<FlagEvent>.makeClient(
         configuration: timeline.configuration(refresh: nil, describe: describeFlagStep),
         fetchService: service
     )
+    let flags = client.reader  // what app code holds; the SDK keeps the client and the emitter
 
     let readiness = try await flags.ready()
     let config = flags.config
@@ -43,12 +44,12 @@ func playFlagTimeline() async throws {
     await flags.bus.flush()
 
     timeline.log("sdk", "the flag server announces a new version: refreshNow()")
-    try await flags.refreshNow()
+    try await client.refreshNow()
     await flags.bus.flush()
 
     timeline.log("sdk", "the flag server announces another version: refreshNow()")
     do {
-        try await flags.refreshNow()
+        try await client.refreshNow()
     } catch let error as JSONDecodingError {
         timeline.log(
             "sdk", "refreshNow() threw \(error.code) at \(error.path); the SDK fires error through its emitter")
@@ -60,7 +61,7 @@ func playFlagTimeline() async throws {
 
     await flags.off(changes)
     await flags.off(errors)
-    timeline.log("app", "shutdown() returned: \(await flags.shutdown())")
+    timeline.log("sdk", "shutdown() returned: \(await client.shutdown())")
     timeline.log("sdk", "done")
 }
 

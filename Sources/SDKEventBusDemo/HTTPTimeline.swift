@@ -48,7 +48,8 @@ func playHTTPTimeline() async throws {
         url: server.url(path: "/config/demo-key.json"), headers: ["Authorization": "Bearer demo-key"])
     timeline.log("cdn", "serving on \(server.url(path: "/config/demo-key.json"))")
     timeline.log("sdk", "SDKClient created with HTTPConfigFetchService<ProjectConfig> and a file cache")
-    let sdk = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
+    let client = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
+    let sdk = client.reader  // what app code holds; the SDK keeps the client
 
     let readiness = try await sdk.ready()
     timeline.log("app", "ready() returned \(readiness); status: \(sdk.status)")
@@ -64,19 +65,20 @@ func playHTTPTimeline() async throws {
     await timeline.follow(until: rejected)
     timeline.log("app", "status: \(sdk.status)")
     await sdk.off(updates)
-    let report = await sdk.shutdown()
-    timeline.log("app", "shutdown() returned: \(report)")
+    let report = await client.shutdown()
+    timeline.log("sdk", "shutdown() returned: \(report)")
     server.stop()
     timeline.log("cdn", "stopped: the server is offline")
     timeline.log("sdk", "the file cache holds split \(DemoConfigs.split(try? cache.load()))")
 
     timeline.log("sdk", "a new SDKClient starts while the CDN is unreachable")
-    let offline = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
+    let offlineClient = SDKClient(configuration: timeline.configuration(cache: cache), fetchService: service)
+    let offline = offlineClient.reader
     let cached = try await offline.ready()
     timeline.log("app", "ready() returned \(cached): split \(DemoConfigs.split(offline.config))")
     await timeline.follow { if case .fetchFailed = $0 { true } else { false } }
     timeline.log("app", "status: \(offline.status)")
-    timeline.log("app", "shutdown() returned: \(await offline.shutdown())")
+    timeline.log("sdk", "shutdown() returned: \(await offlineClient.shutdown())")
     timeline.log("sdk", "done")
 }
 

@@ -21,10 +21,13 @@ func playMockTimeline() async throws {
     )
     timeline.log("sdk", "SDKClient created; it starts loading the configuration in the background")
     // Degraded readiness: the app never hangs at launch offline; a later success fires as usual.
-    let (sdk, emitter) = SDKClient.makeClient(
+    let (client, emitter) = SDKClient.makeClient(
         configuration: timeline.configuration(readinessPolicy: .degraded()),
         fetchService: service
     )
+    // The SDK keeps the client (its controls) and the emitter; app code holds the client's reader.
+    let sdk = client.reader
+    timeline.log("sdk", "the SDK keeps the client and the emitter, and hands the app client.reader")
 
     timeline.log("app", "awaiting sdk.ready() … (readiness policy: degraded, no cache)")
     let readiness = try await sdk.ready()
@@ -73,8 +76,8 @@ func playMockTimeline() async throws {
     }
     timeline.log("app", "unsubscribed: \(sdk.bus.listenerCount(for: .bucketing)) bucketing listener(s) left")
 
-    let report = await sdk.shutdown()
-    timeline.log("app", "shutdown() returned: \(report)")
+    let report = await client.shutdown()
+    timeline.log("sdk", "shutdown() returned: \(report)")
     do {
         try await sdk.ready()
     } catch {

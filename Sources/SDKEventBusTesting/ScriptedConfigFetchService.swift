@@ -23,6 +23,9 @@ import SDKEventBusCoreTesting
 /// ```
 public final class ScriptedConfigFetchService<Config: RemoteConfig>: ConfigFetching {
     /// What one fetch does.
+    ///
+    /// Not closed: a later major release may add outcomes (a minor release does not), so a `switch`
+    /// over one ends with `@unknown default` after its cases.
     public indirect enum Outcome: Sendable {
         /// Returns the configuration.
         case config(Config)

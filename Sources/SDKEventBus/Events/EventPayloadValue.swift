@@ -17,6 +17,10 @@ public import SDKEventBusConfig
 ///     print(bucketing.variationId)
 /// }
 /// ```
+///
+/// Closed for good, as the catalog is: its cases are ``SystemEvent``'s, one each, and change only
+/// with it. It is not `@frozen`, so a `switch` over it in a binary SDK's library-evolution build
+/// still ends with `@unknown default`.
 public enum EventPayloadValue: CatalogPayload, Equatable {
     /// The payload of ``SystemEvent/ready``.
     ///

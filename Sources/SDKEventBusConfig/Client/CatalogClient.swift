@@ -1,7 +1,8 @@
 public import Foundation
 
-/// An SDK's facade for any lifecycle catalog: it loads the configuration when created, keeps it
-/// fresh, and gives app code `ready()`, every way of subscribing, and the current configuration.
+/// An SDK's client for any lifecycle catalog: it loads the configuration when created, keeps it
+/// fresh, and holds both sides of the SDK's configuration: the controls the SDK keeps, and the
+/// ``reader`` it hands app code.
 ///
 /// Creating a client starts its lifecycle at once, in a task the client owns: initial
 /// and cached configurations as the readiness policy allows, then fetch → decode → store → ready
@@ -10,18 +11,21 @@ public import Foundation
 /// rejected and the last good configuration stays.
 ///
 /// ```swift
-/// let (flags, emitter) = CatalogClient<FlagEvent>.makeClient(fetchService: flagService)
+/// let (client, emitter) = CatalogClient<FlagEvent>.makeClient(fetchService: flagService)
+/// let flags = client.reader                 // what app code holds
 /// let readiness = try await flags.ready()
 /// flags.on(.flagsChanged) { payload in … }
 /// ```
 ///
-/// An SDK can hand the client to app code as its facade, or a few lines around it: it has every
-/// verb of ``/SDKEventBusCore/CatalogSubscribing`` (`on`, `once`, `off` in every ``/SDKEventBusCore/Delivery`` context, the typed
-/// variants, `stream`, `listenerCount`), readiness, the status, refresh and shutdown; awaiting
-/// delivery is its bus's, `client.bus.flush()`, so a facade around it keeps `flush()` for itself. App
-/// code holding the client cannot fire events: an SDK author fires its other events through the
-/// emitter that ``makeClient(configuration:fetchService:)`` returns, and ends readiness with its own error
-/// through ``failReadiness(with:)``.
+/// The client is the SDK's, as the emitter is: keep it, and hand app code its ``reader``, a
+/// ``CatalogReader`` that subscribes, waits, reads and refreshes, and nothing else. Besides what
+/// the reader offers (every verb of ``/SDKEventBusCore/CatalogSubscribing``, ``ready(timeout:clock:)``,
+/// ``config``, ``status``, ``refreshNow()``), the client has what only the SDK may call: ending
+/// readiness with its own error (``failReadiness(with:)``), telling the lifecycle about the app
+/// (``handle(_:)``), pausing and resuming refreshes, stopping fetching, and shutting down. Neither
+/// the client nor the reader can fire: an SDK author fires its other events through the emitter that
+/// ``makeClient(configuration:fetchService:)`` returns. Awaiting delivery is the bus's,
+/// `client.bus.flush()`, so a facade around it keeps `flush()` for itself.
 public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing {
     /// The client's event bus: every subscription the client offers is made on it.
     public let bus: CatalogBus<Catalog>
@@ -53,11 +57,12 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// Creates a client, starts loading its configuration, and hands the SDK author the capability
     /// to fire on its bus.
     ///
-    /// Keep the emitter inside the SDK; give app code only the client.
+    /// Keep the emitter and the client inside the SDK; give app code the client's ``reader``.
     ///
     /// ```swift
     /// let (client, emitter) = SDKClient.makeClient(fetchService: service)
     /// emitter.fire(.bucketing(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u")))
+    /// let sdk = client.reader   // what app code holds
     /// ```
     ///
     /// - Parameters:
@@ -80,6 +85,11 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// For an SDK that already has its networking: hand it the function, or a closure, that fetches
     /// and decodes the configuration. No type to declare, and no requirement name to clash with the
     /// SDK's own.
+    ///
+    /// The function returns a configuration or throws; `nil` has no meaning here. A provider that
+    /// returns `nil` says in the closure what it means: throw an error that says why for a failure
+    /// (the lifecycle retries it with backoff), or return the configuration in effect for "not
+    /// modified" (the store finds it unchanged and counts its age from this fetch).
     ///
     /// ```swift
     /// let (client, emitter) = CatalogClient<FlagEvent>.makeClient(fetch: api.fetchFlags)
@@ -122,7 +132,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     ///
     /// For an SDK that also sets configurations it receives another way (pushed, say), or that needs
     /// its emitter before the client exists (to fire its own error event from the lifecycle's
-    /// diagnostics, say), and still hands app code the client. The client announces on the bus of
+    /// diagnostics, say), and still hands app code the client's ``reader``. The client announces on the bus of
     /// the store's emitter, so a client can never be given a bus and the emitter of another. Its
     /// ``shutdown(timeout:)`` shuts the store down; dropping the client only stops its lifecycle, and
     /// leaves the store as it is (ready, readable, taking the SDK's configurations), so that an SDK
@@ -139,7 +149,7 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// }
     /// let store = CatalogConfigStore(emitter: emitter)
     /// let client = CatalogClient(store: store, configuration: settings, fetchService: flagService)
-    /// await store.setConfig(pushedFlags)   // the SDK keeps the store; app code has the client
+    /// await store.setConfig(pushedFlags)   // the SDK keeps the store; app code has client.reader
     /// ```
     ///
     /// - Parameters:
@@ -173,6 +183,19 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
         // Only the side that made the store ends it: a store the SDK keeps stays as it is, ready
         // and readable, for the SDK and for a client that replaces this one.
         if ownsStore { store.shutdown() }
+    }
+
+    // MARK: The app's side
+
+    /// What app code holds: a value that subscribes, waits for readiness, reads the configuration and
+    /// its status, and asks for a fresh one, and cannot end readiness, steer the lifecycle or fire.
+    ///
+    /// Keep the client, and the emitter, inside the SDK; hand app code the reader. Every reader of a
+    /// client reads the same state, on the same bus. A reader does not keep the lifecycle running:
+    /// when the SDK shuts the client down or lets it go, the reader's `ready()` and `refreshNow()`
+    /// say so (``ReadinessError/shutDown``) and its `config` keeps the last configuration.
+    public var reader: CatalogReader<Catalog> {
+        CatalogReader(bus: bus, lifecycle: lifecycle, statusPublisher: statusPublisher)
     }
 
     // MARK: Readiness
@@ -258,6 +281,9 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// other hooks. Low power mode pauses periodic refreshes and retries once the client is ready, never
     /// its first fetch.
     ///
+    /// The SDK's: the ``reader`` app code holds has no way to tell the lifecycle about the app, so
+    /// only the SDK's hooks, or those it chooses to offer, reach it.
+    ///
     /// - Parameter event: What happened.
     public func handle(_ event: AppLifecycleEvent) {
         lifecycle.handle(event)
@@ -272,6 +298,8 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// or ``refreshNow()``. A refresh that falls due meanwhile is reported
     /// (``LifecycleDiagnostic/refreshHeld``) and runs as soon as the pause ends. Use it while the
     /// app has no use for fresh configurations (a background session, a metered network).
+    ///
+    /// The SDK's, as is ``resumeRefreshing()``: the ``reader`` app code holds cannot pause.
     public func pauseRefreshing() {
         lifecycle.setRefreshPaused(true)
     }
@@ -289,6 +317,8 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// last configuration, and a store the SDK keeps still takes the configurations it sets (a
     /// ``ready(timeout:clock:)`` caller then returns). For an SDK that takes the configuration over itself (from a
     /// push channel, say); ``shutdown(timeout:)`` ends everything.
+    ///
+    /// The SDK's: the ``reader`` app code holds cannot stop the lifecycle.
     public func stopFetching() {
         lifecycle.stopFetching()
     }
@@ -301,6 +331,8 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// For an SDK that learns, outside the fetch service, that it can never become ready (its key
     /// was revoked, say). Once the client is ready it does nothing: the last good configuration stays
     /// in use. (A fetch error can end readiness too, through ``FetchRetryAdvice/endsReadiness``.)
+    ///
+    /// The SDK's, as the emitter is: the ``reader`` app code holds cannot end readiness.
     ///
     /// ```swift
     /// client.failReadiness(with: FlagSDKError.invalidKey)
@@ -321,7 +353,8 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     ///
     /// Returns once the lifecycle has stopped and the bus is shut down: event sequences have
     /// finished, callbacks are released, and later fires and subscriptions do nothing. The last
-    /// configuration stays readable.
+    /// configuration stays readable, also through a ``reader``. The SDK's: a reader cannot shut
+    /// the SDK down.
     ///
     /// It never waits without bound. A fetch or cache call in flight is abandoned at once, so
     /// neither the fetch service nor the cache holds it. Waiting for the lifecycle to stop and for

@@ -2,6 +2,10 @@
 ///
 /// On Apple platforms the client forwards UIKit's foreground and low-power notifications itself;
 /// elsewhere, or with your own hooks, call ``CatalogClient/handle(_:)``.
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum AppLifecycleEvent: Sendable {
     /// The app came to the foreground: a stale configuration is refreshed.
     case willEnterForeground

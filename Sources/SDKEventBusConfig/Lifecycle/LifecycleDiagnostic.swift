@@ -13,7 +13,8 @@ public import Foundation
 /// ```
 ///
 /// A later 1.x release may add steps, as the lifecycle learns to report more: a `switch` over a
-/// step has a `default`.
+/// step has a `default` (or `@unknown default`, which a binary SDK's library-evolution build
+/// requires).
 public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     /// A fetch started. `attempt` counts from 1 and restarts after a success.
     case fetchStarted(attempt: Int)
@@ -63,6 +64,11 @@ public enum LifecycleDiagnostic: Sendable, CustomStringConvertible {
     case stopped
 
     /// Why a refresh ran ahead of schedule.
+    ///
+    /// Not closed: a later major release may add reasons (a minor release reports a new kind of
+    /// step with a new ``LifecycleDiagnostic`` case instead), so a `switch` over it ends with
+    /// `@unknown default` after its cases, which a binary SDK's library-evolution build requires
+    /// anyway.
     public enum RefreshReason: Sendable, Equatable {
         /// `refreshNow()` was called.
         case demand

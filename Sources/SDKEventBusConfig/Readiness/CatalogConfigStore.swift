@@ -111,6 +111,10 @@ public actor CatalogConfigStore<Catalog: LifecycleCatalog> {
     /// the current one, and does nothing when it is equal. After a failure or ``shutdown()`` it is
     /// ignored.
     ///
+    /// There is no way to clear the store: readiness is decided once, and a ready store keeps a
+    /// configuration. To empty it, set an empty configuration of the SDK's type (announced as an
+    /// update); to start over, shut the client or store down and make a new one.
+    ///
     /// - Parameters:
     ///   - newConfig: The configuration to apply.
     ///   - source: Where it came from: ``ConfigSource/live`` (the default), ``ConfigSource/cache``

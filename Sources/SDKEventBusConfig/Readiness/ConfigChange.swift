@@ -1,4 +1,8 @@
 /// What a store's `setConfig(_:from:fetchedAt:)` did with a configuration.
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum ConfigChange: Sendable, Equatable, CustomStringConvertible {
     /// It was the first configuration: the store became ready and announced it (the catalog's
     /// ready payload; `SystemEvent.ready` for the built-in one).

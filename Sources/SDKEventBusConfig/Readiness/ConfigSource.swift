@@ -5,7 +5,10 @@
 /// A degraded start has no configuration, so it has no `ConfigSource`: ``Readiness/source`` is a
 /// ``Readiness/Source``, which adds ``Readiness/Source/degraded``.
 ///
-/// The raw values are the names logs and wire forms use.
+/// The raw values are the names logs and wire forms use. Closed for good, with
+/// ``Readiness/Source``, which has each of its cases and is on the wire: its cases never change in
+/// 1.x. It is not `@frozen`, so a `switch` over it in a binary SDK's library-evolution build still
+/// ends with `@unknown default`.
 public enum ConfigSource: String, Sendable, Hashable, Codable {
     /// A live fetch, by the lifecycle's ``ConfigFetching`` service or the SDK's own.
     case live

@@ -20,7 +20,10 @@ public import Foundation
 public struct Readiness: Sendable, CustomStringConvertible {
     /// What made the SDK ready: where its configuration came from, or a degraded start.
     ///
-    /// The raw values are the names logs and wire forms use.
+    /// The raw values are the names logs and wire forms use (`ReadyPayload.source` of the built-in
+    /// catalog carries them). Closed for good: its cases are on the wire and never change in 1.x.
+    /// It is not `@frozen`, so a `switch` over it in a binary SDK's library-evolution build still
+    /// ends with `@unknown default`.
     public enum Source: String, Sendable, Hashable, Codable {
         /// A live fetch.
         case live

@@ -11,6 +11,10 @@ public import Foundation
 ///     showCachedContent()   // the SDK keeps loading; a later ready() can still succeed
 /// }
 /// ```
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum ReadinessError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The deadline, in seconds, passed before the first configuration arrived; the SDK keeps
     /// loading, and a later `ready()` can still succeed.

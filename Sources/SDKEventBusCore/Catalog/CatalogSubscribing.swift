@@ -1,5 +1,5 @@
 /// What app code subscribes to a catalog's events through: a ``CatalogBus``, a
-/// `CatalogClient` (in `SDKEventBusConfig`), or an SDK's own facade.
+/// `CatalogClient` and its `CatalogReader` (in `SDKEventBusConfig`), or an SDK's own facade.
 ///
 /// Every conformer offers the same verbs, implemented once here over its ``bus``: `on` (every
 /// event fired while subscribed), `once` (the next one only), `on(_:owner:…)` (for as long as an

@@ -3,6 +3,10 @@
 /// ```swift
 /// for await payload in bus.stream(.bucketing, bufferingPolicy: .bufferingOldest(1_000)) { … }
 /// ```
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum EventBufferingPolicy: Sendable, Equatable {
     /// Keeps every event: memory grows as long as the consumer is behind.
     case unbounded

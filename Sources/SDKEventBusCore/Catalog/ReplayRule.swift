@@ -8,6 +8,10 @@
 /// | `SystemEvent.ready` | ``sticky`` |
 /// | `SystemEvent.configUpdated` | ``latestOnRequest`` |
 /// | every other event | ``none`` |
+///
+/// Not closed: a later major release may add cases (a minor release does not; see Versioning), so a
+/// `switch` over it ends with `@unknown default` after its cases, which a binary SDK's
+/// library-evolution build requires anyway.
 public enum ReplayRule: Sendable, Hashable {
     /// Late listeners do not receive earlier fires.
     case none

@@ -4,7 +4,7 @@ import SDKEventBusTesting
 import Testing
 
 /// The flag SDK's lifecycle through `CatalogClient<FlagEvent>` with a scripted fetch service, on
-/// the test clock.
+/// the test clock: the SDK drives the client, app code holds its reader (`FlagReader`).
 @Suite(.timeLimit(.minutes(2))) struct FlagClientLifecycleTests {
     let harness = FlagHarness()
     var clock: TestClock { harness.clock }
@@ -15,20 +15,22 @@ import Testing
 
     @Test func clientBecomesReadyFromTheFirstFetchAndTheFlagsAreReadable() async throws {
         let (client, _, events) = harness.client(harness.service([.body(FlagFixtures.data)]))
-        let readiness = try await client.ready()
+        let flags: FlagReader = client.reader
+        let readiness = try await flags.ready()
         #expect(readiness.source == .live)
-        #expect(client.config == FlagFixtures.flagSet)
+        #expect(flags.config == FlagFixtures.flagSet)
         #expect(try await events.next() == [Self.initializedLive])
-        #expect(client.status.isReady)
+        #expect(flags.status.isReady)
         await client.shutdown()
     }
 
     @Test func thousandConcurrentReadyCallersGetTheSameReadinessOnce() async throws {
         let service = harness.service([.delayed(1, .body(FlagFixtures.data))])
         let (client, _, events) = harness.client(service)
+        let flags = client.reader
         let clock = self.clock
         let readinesses = try await withThrowingTaskGroup(of: Readiness.self) { group in
-            for _ in 0..<1_000 { group.addTask { try await client.ready() } }
+            for _ in 0..<1_000 { group.addTask { try await flags.ready() } }
             try await clock.waitForSleepers(1)  // the first fetch waits for the test
             clock.advance(by: 1)
             return try await group.reduce(into: [Readiness]()) { $0.append($1) }
@@ -139,8 +141,9 @@ import Testing
     @Test func refreshOnDemandReportsWhatTheStoreDid() async throws {
         let service = harness.service([.body(FlagFixtures.data), .body(FlagFixtures.secondVersionData)])
         let (client, _, events) = harness.client(service, configuration: harness.configuration(refreshInterval: nil))
-        try await client.ready()
-        #expect(try await client.refreshNow() == .updated)
+        let flags = client.reader
+        try await flags.ready()
+        #expect(try await flags.refreshNow() == .updated, "a pull to refresh is the app's")
         #expect(events.events == [.initialized, .flagsChanged])
         #expect(clock.history.isEmpty, "no refresh was scheduled")
         await client.shutdown()
@@ -188,11 +191,12 @@ import Testing
         let store = FlagStore(emitter: emitter)
         let service = harness.service([.hang])
         let client = FlagClient(store: store, configuration: harness.configuration(), fetchService: service)
-        let events = EventRecorder(client.bus, delivery: .immediate)
+        let flags = client.reader
+        let events = EventRecorder(flags.bus, delivery: .immediate)
         try await service.waitForFetches(1)  // the client runs the lifecycle on the SDK's store
         #expect(await store.setConfig(FlagFixtures.flagSet, from: .live) == .first)
-        #expect(try await client.ready().source == .live)
-        #expect(client.config == FlagFixtures.flagSet)
+        #expect(try await flags.ready().source == .live)
+        #expect(flags.config == FlagFixtures.flagSet)
         #expect(try await events.next() == [Self.initializedLive])
         await client.shutdown()
         let later = await #expect(throws: ReadinessError.self) { try await store.waitForReady() }
@@ -204,16 +208,17 @@ import Testing
     @Test func shutdownFailsWaitersAndLaterReadyWithATypedError() async throws {
         let service = harness.service([.hang])
         let (client, _, _) = harness.client(service)
-        let waiters = (0..<10).map { _ in Task { try await client.ready() } }
+        let flags = client.reader
+        let waiters = (0..<10).map { _ in Task { try await flags.ready() } }
         try await service.waitForFetches(1)
         await client.shutdown()
         for waiter in waiters {
             let error = await #expect(throws: ReadinessError.self) { try await waiter.value }
             #expect(error == .shutDown)
         }
-        let later = await #expect(throws: ReadinessError.self) { try await client.ready() }
+        let later = await #expect(throws: ReadinessError.self) { try await flags.ready() }
         #expect(later == .shutDown)
-        let timed = await #expect(throws: ReadinessError.self) { try await client.ready(timeout: 1) }
+        let timed = await #expect(throws: ReadinessError.self) { try await flags.ready(timeout: 1) }
         #expect(timed == .shutDown)
         #expect(harness.steps.steps.last.map { if case .stopped = $0 { true } else { false } } == true)
     }
@@ -255,19 +260,33 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func appCodeSubscribesThroughTheClientOnTheMainActor() async throws {
+    @Test func appCodeSubscribesThroughTheReaderOnTheMainActor() async throws {
         let (client, _, _) = harness.client(harness.service([.body(FlagFixtures.data)]))
+        let flags = client.reader
         let received = CallLog<FlagEvent>()
-        let token = client.on(.initialized) { payload in
+        let token = flags.on(.initialized) { payload in
             MainActor.preconditionIsolated()
             received.append(payload.event)
         }
-        try await client.ready()
-        await client.bus.flush()
+        try await flags.ready()
+        await flags.bus.flush()
         #expect(received.items == [.initialized])
-        #expect(client.bus.listenerCount(for: .initialized) == 1)
-        await client.off(token)
-        #expect(client.bus.listenerCount(for: .initialized) == 0)
+        #expect(flags.bus.listenerCount(for: .initialized) == 1)
+        await flags.off(token)
+        #expect(flags.bus.listenerCount(for: .initialized) == 0)
+        await client.shutdown()
+    }
+
+    @Test func appCodeHoldingTheReaderGetsTheErrorTheSDKEndedReadinessWith() async throws {
+        struct KeyRevoked: Error, Equatable {}
+        let service = harness.service([.hang])
+        let (client, _, _) = harness.client(service)
+        let flags = client.reader
+        let waiter = Task { try await flags.ready() }
+        try await service.waitForFetches(1)
+        #expect(client.failReadiness(with: KeyRevoked()), "ending readiness is the SDK's, on the client")
+        await #expect(throws: KeyRevoked()) { try await waiter.value }
+        await #expect(throws: KeyRevoked()) { try await flags.ready() }
         await client.shutdown()
     }
 

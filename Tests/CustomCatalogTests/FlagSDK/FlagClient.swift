@@ -10,8 +10,12 @@ typealias FlagBus = CatalogBus<FlagEvent>
 typealias FlagEmitter = CatalogEmitter<FlagEvent>
 /// Holds the flag set and the readiness gate.
 typealias FlagStore = CatalogConfigStore<FlagEvent>
-/// The flag SDK's facade: `ready()`, `on`/`off`, the current flag set.
+/// The flag SDK's client: the SDK keeps it, with its controls (failing readiness, pausing,
+/// shutting down), beside the emitter.
 typealias FlagClient = CatalogClient<FlagEvent>
+/// What the flag SDK hands app code, `client.reader`: `ready()`, `on`/`off`, the current flag set,
+/// refresh; nothing that changes the SDK's state.
+typealias FlagReader = CatalogReader<FlagEvent>
 /// How the flag SDK loads and refreshes its flag set.
 typealias FlagConfiguration = LifecycleConfiguration<FlagSet>
 /// A fetch service that plays a script of flag sets and bodies.
