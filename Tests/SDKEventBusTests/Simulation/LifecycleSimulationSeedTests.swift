@@ -131,6 +131,24 @@ import Testing
             SimulationSettings(schedule: 12_229_116_608_351_884_975), [.shutdown, .ready(callers: 2, timeout: .nan)])
     }
 
+    /// The cache answered after the SDK set a live configuration, and put its older one back.
+    @Test
+    func aCachedConfigurationNeverReplacesALiveOneSeed1020() async {
+        await replay(
+            SimulationSettings(
+                composition: .clientOverSDKStore, cache: .config(age: 100.0), schedule: 1_836_909_780_686_888_136),
+            [.setConfig(.live, age: 3.0), .answerCacheLoad])
+    }
+
+    /// Once the cache answered, the lifecycle read again the age of a configuration it had seen
+    /// committed, by the store's wall clock: on any other clock (an SDK's, a test's) its age restarted.
+    @Test
+    func aConfigurationKeepsTheAgeItWasCommittedWithOnceTheCacheAnswersSeed2475() async {
+        await replay(
+            SimulationSettings(timeToLive: 1.0, cache: .config(age: nil), schedule: 14_466_347_098_788_192_986),
+            [.refreshNow(callers: 1), .answerFetch(0, .newConfig), .advance(by: 10.0), .answerCacheLoad, .foreground])
+    }
+
     // MARK: Earlier rounds' defects, found again with their fixes reverted
 
     /// 349619a: low power mode reported at launch held the first fetch, and so readiness.
