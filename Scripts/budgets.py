@@ -37,16 +37,24 @@ SCRATCH = ROOT / ".build" / "budgets"
 # Module → (maximum API entries, maximum KB of machine code). Modules without a budget are reported.
 BUDGETS = {
     "SDKEventBusCore": (120, 120),
-    "SDKEventBusConfig": (200, 200),
+    # 200 → 220 entries (1.1.0): 1.0.0 shipped at exactly 200, and a minor release only adds. The
+    # app's reader (`client.reader`, `CatalogReader` and its 7 members, issue 37) and
+    # `LifecycleConfiguration.notificationCenter` (issue 34) take 10; nothing can go before 2.0.
+    "SDKEventBusConfig": (220, 200),
 }
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    "SDKEventBusCore": (78, 112),  # 77 → 78: BusDiagnostic.subscribedToReleasedBus (1.1.0)
+    # 77 → 78: BusDiagnostic.subscribedToReleasedBus (1.1.0); 112 → 113 KB: that diagnostic and the
+    # engine's delivery-budget spans, each measured under 112 KB alone, measured together.
+    "SDKEventBusCore": (78, 113),
     "SDKEventBusWire": (34, 71),  # 67 → 71: the wire form's integer, nesting and path fixes, 65.9 → 70.2 KB (1.1.0)
     # 134 → 139 KB: an HTTP fetch's transfer is delegate-driven, so that `maximumBodySize` bounds its
     # memory (HTTPTransferSession, and the transfer's body handling); still far within the budget.
-    "SDKEventBusConfig": (200, 139),
+    # 200 → 210 entries, 139 → 155 KB (1.1.0): the app's reader and the notification-center setting;
+    # the lifecycle's machine deciding every step (requests, demands during the cache load, timers,
+    # abandoned fetches) and its waits raced without task groups (FirstResult).
+    "SDKEventBusConfig": (210, 155),
     # 16 → 27 KB: the container's hashed table, its registry and the scope a bus serves (1.1.0),
     # where 867f149 copied a Dictionary, the standard library's code, for every change.
     "SDKEventBusAppEvents": (36, 27),
