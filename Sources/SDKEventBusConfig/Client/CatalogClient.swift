@@ -236,8 +236,10 @@ public final class CatalogClient<Catalog: LifecycleCatalog>: CatalogSubscribing 
     /// paused, not sooner than 100 ms after the previous fetch), so reading it on every flag
     /// evaluation costs a lock and a clock reading, and never hammers the server.
     public var config: Catalog.Config? {
+        // What is in effect when it is read; the refresh it may ask for comes after.
+        let config = store.config
         lifecycle.refreshIfStale()
-        return store.config
+        return config
     }
 
     /// Whether the client is ready, how, where its configuration came from, when it last changed,

@@ -72,8 +72,10 @@ public struct CatalogReader<Catalog: LifecycleCatalog>: CatalogSubscribing {
     /// As ``CatalogClient/config``: reading it is never a network request; a read of a configuration
     /// older than its time to live asks for a refresh, which runs when the schedule allows.
     public var config: Catalog.Config? {
+        // What is in effect when it is read; the refresh it may ask for comes after.
+        let config = lifecycle.store.config
         lifecycle.refreshIfStale()
-        return lifecycle.store.config
+        return config
     }
 
     /// Whether the SDK is ready, how, where its configuration came from, when it last changed, and
