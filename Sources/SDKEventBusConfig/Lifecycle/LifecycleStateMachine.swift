@@ -417,7 +417,10 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
             return reason == .foreground ? [.report(.refreshSkipped(age: age, timeToLive: timeToLive))] : []
         }
         // A fetch in flight brings a fresh configuration; a request already made waits for its fetch.
-        guard fetch == .none, request == nil else { return [] }
+        // One that has arrived is the configuration this read found stale (the clock moved while it
+        // was applied): the request is remembered, and served once that fetch has ended.
+        if case .inFlight = fetch { return [] }
+        guard request == nil else { return [] }
         request = reason
         return [.report(.refreshRequested(reason))] + evaluate(now: now)
     }

@@ -275,6 +275,21 @@ import Testing
         #expect(rig.count { if case .refreshRequested(.stale) = $0 { true } else { false } } == 1)
     }
 
+    @Test func aStaleReadWhileAFetchIsAppliedIsServedOnceItEnds() {
+        var rig = readyRig(Machine.Settings(timeToLive: 0.2))
+        rig.advance(to: 60)
+        #expect(rig.didFetch, "the periodic refresh")
+        rig.machine.fetchArrived(now: rig.now)
+        rig.advance(to: 60.3)
+        rig.read()
+        #expect(rig.count { if case .refreshRequested(.stale) = $0 { true } else { false } } == 1)
+        rig.perform(rig.machine.fetchSucceeded(.unchanged, now: rig.now))
+        rig.park()
+        #expect(rig.fetches == 2, "not while the fetch is applied")
+        rig.advance(to: 60.4)
+        #expect(rig.fetches == 3, "the request, once the floor after that fetch has passed")
+    }
+
     @Test func aStaleRequestIsHeldByAPauseOnceReady() {
         var rig = readyRig(Machine.Settings(timeToLive: 10))
         rig.perform(rig.machine.setLowPower(true, now: rig.now))
