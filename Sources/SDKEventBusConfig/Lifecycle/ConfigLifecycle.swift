@@ -293,8 +293,8 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
         if store.isDecided { degradedDeadline.withLock { $0.take() }?.cancel() }
     }
 
-    /// What the loop remembers of the configurations it applied and cached, and the starting task of
-    /// the cache's: read and written between awaits, never across one.
+    /// Shared by the loop and the task that loads the starting configurations (which records what the
+    /// cache holds); each reads and writes it between awaits, never across one.
     private let memory = LockedValue(Memory())
 
     /// What the loop remembers of the configurations it applied and cached, so that an identical
