@@ -23,6 +23,8 @@ struct AfterUnlock {
         var actorDrains: [(lane: Int, actor: any Actor, job: DeliveryLane.Job)] = []
         /// The job to start on the global executor that continues the immediate lane, if any.
         var immediateJob: DeliveryLane.Job?
+        /// A fire a timeline records, and the timeline, told once unlocked.
+        var recordedFire: (fire: TimelineFire, sink: any TimelineSink)?
     }
 
     var scheduleMain = false
@@ -49,6 +51,11 @@ struct AfterUnlock {
         } else {
             ensureActions().retired.append(replay)
         }
+    }
+
+    /// Hands `fire` to `sink` after unlocking, with the time its locked section ended.
+    mutating func recordFire(_ fire: TimelineFire, to sink: any TimelineSink) {
+        ensureActions().recordedFire = (fire, sink)
     }
 
     private mutating func ensureActions() -> Actions {
@@ -130,6 +137,11 @@ struct AfterUnlock {
     private mutating func run(
         _ actions: Actions, diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage
     ) {
+        if let recorded = actions.recordedFire {
+            var fire = recorded.fire
+            fire.end = MonotonicClock.nanoseconds
+            recorded.sink.fired(fire)
+        }
         for lifetime in actions.lifetimes { lifetime.onEnd?() }
         releasedCallback = nil
         actions.callbacks = []
@@ -139,7 +151,7 @@ struct AfterUnlock {
         for replay in actions.retired { storage.destroyRetired(replay) }
         for (lane, actor, job) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor, job: job) }
         if let job = actions.immediateJob { storage.scheduleImmediateDrain(job: job) }
-        for diagnostic in actions.diagnostics { hook?(diagnostic) }
+        if !actions.diagnostics.isEmpty { storage.report(actions.diagnostics) }
         for continuation in actions.continuations { continuation.resume() }
     }
 }
