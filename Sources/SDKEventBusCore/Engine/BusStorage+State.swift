@@ -29,6 +29,9 @@ extension BusStorage {
         var sites = SubscriptionSites()
         /// The timeline recording the bus, if one is installed: every fire checks it, once.
         var timeline: (any TimelineSink)?
+        /// What a timeline keeps on the bus between recordings (see
+        /// ``BusStorage/withTimelineState(_:)``).
+        var timelineState: (any AnyObject & Sendable)?
         /// The stamp of the last fire a timeline recorded (see ``TimelineFire/stamp``).
         var lastFireStamp: UInt64 = 0
         /// A main-actor callback that runs longer is reported (``BusDiagnostic/slowListener(event:file:line:duration:)``);

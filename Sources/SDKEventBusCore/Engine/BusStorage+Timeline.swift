@@ -28,6 +28,12 @@ extension BusStorage {
     /// The timeline installed, if any.
     package var timeline: (any TimelineSink)? { state.withLock { $0.timeline } }
 
+    /// Runs `body` with the state a timeline keeps on the bus (its recorder, which outlives the
+    /// sink it installs), under the bus's lock: `body` must be short and call no user code.
+    package func withTimelineState<T>(_ body: (inout (any AnyObject & Sendable)?) -> T) -> T {
+        state.withLock { body(&$0.timelineState) }
+    }
+
     /// The timeline to tell for a job of `lane`, under the lock: `nil` when none records.
     func jobTimeline(lane: Int) -> JobTimeline? {
         state.withLock { $0.jobTimeline(lane: lane) }
