@@ -1,13 +1,17 @@
 import Foundation
 import SDKEventBus
 import SDKEventBusTesting
+import SDKEventBusTimeline
 
 /// The whole lifecycle against the scriptable mock: start offline → a degraded `ready()` → the
 /// retry succeeds → listeners → a refresh that changes the config, with what changed → a refresh
 /// with the same config → a visitor's events → a malformed body, rejected → unsubscribe →
 /// shutdown.
+///
+/// With `tracePath`, the bus's timeline records it all (the lifecycle's steps too), and its trace
+/// is written there at the end: open it in ui.perfetto.dev.
 @MainActor
-func playMockTimeline() async throws {
+func playMockTimeline(tracePath: String? = nil) async throws {
     let timeline = Timeline()
     let service = MockConfigFetchService(
         [
@@ -19,9 +23,14 @@ func playMockTimeline() async throws {
         ],
         afterScript: .hang
     )
+    // The SDK's bus, made first so that its timeline records from the lifecycle's first step; the
+    // bus names a listener that holds the main thread past a frame.
+    let (bus, emitter) = EventBus.makeBus { diagnostic in timeline.log("bus", "\(diagnostic)") }
+    if tracePath != nil { bus.timeline.start() }
     timeline.log("sdk", "SDKClient created; it starts loading the configuration in the background")
     // Degraded readiness: the app never hangs at launch offline; a later success fires as usual.
-    let (sdk, emitter) = SDKClient.makeClient(
+    let sdk = SDKClient(
+        store: ConfigStore(emitter: emitter),
         configuration: timeline.configuration(readinessPolicy: .degraded()),
         fetchService: service
     )
@@ -47,8 +56,13 @@ func playMockTimeline() async throws {
     }
     let conversions = sdk.bus.on(ConversionPayload.self) { conversion in
         timeline.log("app", "conversion: visitor \(conversion.visitorId) reached goal \(conversion.goalId)")
+        // A listener that does too much on the main thread: the bus names it (slow listener).
+        holdTheMainThread(forMilliseconds: 40)
     }
-    timeline.log("app", "subscribed to config.updated, bucketing and conversion")
+    let forwarding = sdk.bus.on(.bucketing, delivery: .immediate) { _ in
+        // An analytics forwarder, on the firing thread: nothing to hop for.
+    }
+    timeline.log("app", "subscribed to config.updated, bucketing (and a forwarder on the firing thread) and conversion")
     sdk.bus.once(.ready) { _ in
         timeline.log("app", "a .ready listener added after readiness still ran once (.ready is sticky)")
     }
@@ -68,7 +82,7 @@ func playMockTimeline() async throws {
     await timeline.follow(until: rejected)
     timeline.log("app", "the malformed body changed nothing: split still \(DemoConfigs.split(sdk.config))")
 
-    for token in [updates, bucketing, conversions] {
+    for token in [updates, bucketing, conversions, forwarding] {
         await sdk.off(token)
     }
     timeline.log("app", "unsubscribed: \(sdk.bus.listenerCount(for: .bucketing)) bucketing listener(s) left")
@@ -80,5 +94,17 @@ func playMockTimeline() async throws {
     } catch {
         timeline.log("app", "ready() after shutdown throws: \(error)")
     }
+    if let tracePath {
+        bus.timeline.stop()
+        try bus.timeline.traceJSON(processName: "SDKEventBusDemo").write(to: URL(fileURLWithPath: tracePath))
+        let count = bus.timeline.records().count
+        timeline.log("sdk", "wrote the timeline (\(count) records) to \(tracePath): open it in ui.perfetto.dev")
+    }
     timeline.log("sdk", "done")
+}
+
+/// Keeps the calling thread busy: the work a listener should not do on the main actor.
+private func holdTheMainThread(forMilliseconds milliseconds: Double) {
+    let start = Date()
+    while Date().timeIntervalSince(start) * 1_000 < milliseconds {}
 }

@@ -188,6 +188,18 @@ import Testing
         #expect(fetch != nil, "a fetch is a slice")
     }
 
+    @Test func theDemosTraceInTheGuideFollowsTheRules() throws {
+        // `swift run SDKEventBusDemo --trace`, normalized as Scripts/render-trace.py keeps it; CI's docs
+        // step checks that the demo still writes a trace of its shape.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Docs/seeing-what-the-bus-did.trace.json")
+        let data = try Data(contentsOf: fixture)
+        #expect(TraceEventFormatRules.violations(of: data) == [])
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("\"slow listener\""), "the guide's hitch")
+    }
+
     @Test func theRulesRejectATraceThatBreaksThem() {
         let broken = """
             {"traceEvents": [
