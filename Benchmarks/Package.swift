@@ -39,7 +39,10 @@ let package = Package(
         // one is not (the run failed on it with WaitPIDError).
         .executableTarget(
             name: "DeliveryProbe",
-            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus"), "FlagCatalog"],
+            dependencies: [
+                .product(name: "SDKEventBus", package: "SDKEventBus"),
+                .product(name: "SDKEventBusTimeline", package: "SDKEventBus"), "FlagCatalog",
+            ],
             path: "Probes/DeliveryProbe"
         ),
     ],

@@ -272,7 +272,7 @@ extension AppEventBus {
             of: Element.self,
             bufferingPolicy: bufferingPolicy.streamPolicy(for: Element.self)
         )
-        let drops = DropReporter(policy: bufferingPolicy, diagnostics: { [weak storage] in storage?.report($0) })
+        let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.reporter)
         let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
         let token = subscribe(.immediate, lifetime) { _ in
             .erasing { (box: AppEventBox) in

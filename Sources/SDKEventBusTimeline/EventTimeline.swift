@@ -108,16 +108,12 @@ public struct EventTimeline: Sendable {
 
     /// The bus's recorder, made on first use.
     private var recorder: TimelineRecorder {
-        storage.withTimelineState { state in
-            if let recorder = state as? TimelineRecorder { return recorder }
-            let recorder = TimelineRecorder()
-            state = recorder
-            return recorder
-        }
+        // Only this module keeps state there: always a recorder.
+        storage.timelineState { TimelineRecorder() } as! TimelineRecorder
     }
 
     private var existingRecorder: TimelineRecorder? {
-        storage.withTimelineState { $0 as? TimelineRecorder }
+        storage.keptTimelineState as? TimelineRecorder
     }
 }
 

@@ -4,7 +4,7 @@ internal import SDKEventBusCore
 /// What a bus's timeline keeps: the ring of the last records and the signposts, and the one sink
 /// the engine tells while either is on.
 ///
-/// Kept on the bus (``BusStorage/withTimelineState(_:)``), so that every ``EventTimeline`` handle of
+/// Kept on the bus (``BusStorage/timelineState(orMake:)``), so that every ``EventTimeline`` handle of
 /// a bus reaches the same one, and its records outlive a ``EventTimeline/stop()``. The engine is
 /// told nothing while both are off: the recorder uninstalls itself.
 final class TimelineRecorder: TimelineSink, @unchecked Sendable {
@@ -13,17 +13,10 @@ final class TimelineRecorder: TimelineSink, @unchecked Sendable {
 
     /// A record as the engine told it, turned into a ``TimelineRecord`` when read.
     enum Raw {
-        case fire(TimelineFire)
-        case delivery(TimelineDelivery)
-        case note(TimelineNote)
-
-        var time: UInt64 {
-            switch self {
-            case .fire(let fire): fire.stamp
-            case .delivery(let delivery): delivery.start
-            case .note(.diagnostic(_, let time)), .note(.step(_, _, _, let time)): time
-            }
-        }
+        case fire(stamp: UInt64, end: UInt64, event: Int, thread: UInt64, isMainThread: Bool)
+        case delivery(fire: UInt64, event: Int, laneName: String, site: UInt32, start: UInt64, end: UInt64)
+        case diagnostic(BusDiagnostic, time: UInt64)
+        case step(name: String, detail: String, phase: TimelineStepPhase, time: UInt64)
     }
 
     struct State {
@@ -41,23 +34,34 @@ final class TimelineRecorder: TimelineSink, @unchecked Sendable {
 
     // MARK: The engine's sink
 
-    func fired(_ fire: TimelineFire) {
-        let signposts = append(.fire(fire))
-        signposts?.fired(fire)
+    func fired(stamp: UInt64, end: UInt64, event: Int, thread: UInt64, isMainThread: Bool) {
+        let signposts = append(.fire(stamp: stamp, end: end, event: event, thread: thread, isMainThread: isMainThread))
+        signposts?.fired(stamp: stamp, end: end, event: event, thread: thread, isMainThread: isMainThread)
     }
 
-    func willDeliver(_ delivery: TimelineDelivery) -> UInt64 {
-        state.withLock { $0.signposts }?.willDeliver(delivery) ?? 0
+    func willDeliver(fire: UInt64, event: Int, laneName: String) -> UInt64 {
+        state.withLock { $0.signposts }?.willDeliver(fire: fire, event: event, laneName: laneName) ?? 0
     }
 
-    func delivered(_ delivery: TimelineDelivery, token: UInt64) {
-        let signposts = append(.delivery(delivery))
-        signposts?.delivered(delivery, token: token)
+    func delivered(
+        _ delivery: (fire: UInt64, event: Int, lane: Int, laneName: String, listener: UInt64, site: UInt32),
+        start: UInt64, end: UInt64, token: UInt64
+    ) {
+        let signposts = append(
+            .delivery(
+                fire: delivery.fire, event: delivery.event, laneName: delivery.laneName, site: delivery.site,
+                start: start, end: end))
+        signposts?.delivered(delivery, start: start, end: end, token: token)
     }
 
-    func noted(_ note: TimelineNote) {
-        let signposts = append(.note(note))
-        signposts?.noted(note)
+    func noted(_ diagnostic: BusDiagnostic, time: UInt64) {
+        let signposts = append(.diagnostic(diagnostic, time: time))
+        signposts?.noted(diagnostic, time: time)
+    }
+
+    func noted(step name: String, detail: String, phase: TimelineStepPhase, time: UInt64) {
+        let signposts = append(.step(name: name, detail: detail, phase: phase, time: time))
+        signposts?.noted(step: name, detail: detail, phase: phase, time: time)
     }
 
     /// Appends `record` if recording; returns the signposts to tell too.
@@ -92,27 +96,24 @@ final class TimelineRecorder: TimelineSink, @unchecked Sendable {
         }
         let records = raw.map { raw -> TimelineRecord in
             switch raw {
-            case .fire(let fire):
-                var record = TimelineRecord(kind: .fire, time: seconds(fire.stamp))
-                record.duration = fire.end > fire.stamp ? Double(fire.end - fire.stamp) / 1e9 : 0
-                record.fire = fire.stamp
-                record.event = storage.eventName(fire.event)
-                record.thread = fire.isMainThread ? "main thread" : "thread \(fire.thread)"
+            case .fire(let stamp, let end, let event, let thread, let isMainThread):
+                var record = TimelineRecord(kind: .fire, time: seconds(stamp))
+                record.duration = end > stamp ? Double(end - stamp) / 1e9 : 0
+                record.fire = stamp
+                record.event = storage.eventName(event)
+                record.thread = isMainThread ? "main thread" : "thread \(thread)"
                 return record
-            case .delivery(let delivery):
-                let kind: TimelineRecord.Kind = delivery.fire == 0 ? .replay : .delivery
-                var record = TimelineRecord(kind: kind, time: seconds(delivery.start))
-                record.duration = delivery.end > delivery.start ? Double(delivery.end - delivery.start) / 1e9 : 0
-                record.fire = delivery.fire
-                record.event = storage.eventName(delivery.event)
-                record.lane = delivery.laneName
-                record.subscription = site(delivery.site)
+            case .delivery(let fire, let event, let laneName, let siteIndex, let start, let end):
+                var record = TimelineRecord(kind: fire == 0 ? .replay : .delivery, time: seconds(start))
+                record.duration = end > start ? Double(end - start) / 1e9 : 0
+                record.fire = fire
+                record.event = storage.eventName(event)
+                record.lane = laneName
+                record.subscription = site(siteIndex)
                 // A fire's stamp is when it was fired.
-                if delivery.fire > 0, delivery.start > delivery.fire {
-                    record.waited = Double(delivery.start - delivery.fire) / 1e9
-                }
+                if fire > 0, start > fire { record.waited = Double(start - fire) / 1e9 }
                 return record
-            case .note(.diagnostic(let diagnostic, let time)):
+            case .diagnostic(let diagnostic, let time):
                 var record = TimelineRecord(kind: .diagnostic, time: seconds(time))
                 record.name = Self.name(of: diagnostic)
                 record.detail = diagnostic.description
@@ -121,13 +122,8 @@ final class TimelineRecorder: TimelineSink, @unchecked Sendable {
                     record.duration = duration
                 }
                 return record
-            case .note(.step(let name, let detail, let phase, let time)):
-                let kind: TimelineRecord.Kind =
-                    switch phase {
-                    case .instant: .step
-                    case .begin: .stepBegan
-                    case .end: .stepEnded
-                    }
+            case .step(let name, let detail, let phase, let time):
+                let kind: TimelineRecord.Kind = phase == .begin ? .stepBegan : phase == .end ? .stepEnded : .step
                 var record = TimelineRecord(kind: kind, time: seconds(time))
                 record.name = name
                 record.detail = detail

@@ -46,29 +46,30 @@ enum TimelineSignposts {
             self.eventName = eventName
         }
 
-        func fired(_ fire: TimelineFire) {
-            signposter.emitEvent("fire", "\(self.eventName(fire.event), privacy: .public)")
+        func fired(stamp: UInt64, end: UInt64, event: Int, thread: UInt64, isMainThread: Bool) {
+            signposter.emitEvent("fire", "\(self.eventName(event), privacy: .public)")
         }
 
-        func willDeliver(_ delivery: TimelineDelivery) -> UInt64 {
+        func willDeliver(fire: UInt64, event: Int, laneName: String) -> UInt64 {
             let id = signposter.makeSignpostID()
             _ = signposter.beginInterval(
-                "delivery", id: id,
-                "\(self.eventName(delivery.event), privacy: .public) on \(delivery.laneName, privacy: .public)")
+                "delivery", id: id, "\(self.eventName(event), privacy: .public) on \(laneName, privacy: .public)")
             return id.rawValue
         }
 
-        func delivered(_ delivery: TimelineDelivery, token: UInt64) {
+        func delivered(
+            _ delivery: (fire: UInt64, event: Int, lane: Int, laneName: String, listener: UInt64, site: UInt32),
+            start: UInt64, end: UInt64, token: UInt64
+        ) {
             signposter.endInterval("delivery", .beginState(id: OSSignpostID(token)))
         }
 
-        func noted(_ note: TimelineNote) {
-            switch note {
-            case .diagnostic(let diagnostic, _):
-                signposter.emitEvent("diagnostic", "\(diagnostic.description, privacy: .public)")
-            case .step(let name, let detail, _, _):
-                signposter.emitEvent("step", "\(name, privacy: .public): \(detail, privacy: .public)")
-            }
+        func noted(_ diagnostic: BusDiagnostic, time: UInt64) {
+            signposter.emitEvent("diagnostic", "\(diagnostic.description, privacy: .public)")
+        }
+
+        func noted(step name: String, detail: String, phase: TimelineStepPhase, time: UInt64) {
+            signposter.emitEvent("step", "\(name, privacy: .public): \(detail, privacy: .public)")
         }
     }
 
@@ -83,29 +84,31 @@ enum TimelineSignposts {
             self.eventName = eventName
         }
 
-        func fired(_ fire: TimelineFire) {
-            os_signpost(.event, log: log, name: "fire", "%{public}s", eventName(fire.event))
+        func fired(stamp: UInt64, end: UInt64, event: Int, thread: UInt64, isMainThread: Bool) {
+            os_signpost(.event, log: log, name: "fire", "%{public}s", eventName(event))
         }
 
-        func willDeliver(_ delivery: TimelineDelivery) -> UInt64 {
+        func willDeliver(fire: UInt64, event: Int, laneName: String) -> UInt64 {
             let id = OSSignpostID(log: log)
             os_signpost(
-                .begin, log: log, name: "delivery", signpostID: id, "%{public}s on %{public}s",
-                eventName(delivery.event), delivery.laneName)
+                .begin, log: log, name: "delivery", signpostID: id, "%{public}s on %{public}s", eventName(event),
+                laneName)
             return id.rawValue
         }
 
-        func delivered(_ delivery: TimelineDelivery, token: UInt64) {
+        func delivered(
+            _ delivery: (fire: UInt64, event: Int, lane: Int, laneName: String, listener: UInt64, site: UInt32),
+            start: UInt64, end: UInt64, token: UInt64
+        ) {
             os_signpost(.end, log: log, name: "delivery", signpostID: OSSignpostID(token))
         }
 
-        func noted(_ note: TimelineNote) {
-            switch note {
-            case .diagnostic(let diagnostic, _):
-                os_signpost(.event, log: log, name: "diagnostic", "%{public}s", diagnostic.description)
-            case .step(let name, let detail, _, _):
-                os_signpost(.event, log: log, name: "step", "%{public}s: %{public}s", name, detail)
-            }
+        func noted(_ diagnostic: BusDiagnostic, time: UInt64) {
+            os_signpost(.event, log: log, name: "diagnostic", "%{public}s", diagnostic.description)
+        }
+
+        func noted(step name: String, detail: String, phase: TimelineStepPhase, time: UInt64) {
+            os_signpost(.event, log: log, name: "step", "%{public}s: %{public}s", name, detail)
         }
     }
 #endif

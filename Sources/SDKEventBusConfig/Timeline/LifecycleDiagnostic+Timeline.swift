@@ -13,7 +13,7 @@ extension LifecycleDiagnostic {
     }
 
     /// The steps a timeline shows for this one: its name, and whether it starts or ends a fetch.
-    private var timelineSteps: [(String, TimelineNote.Phase)] {
+    private var timelineSteps: [(String, TimelineStepPhase)] {
         switch self {
         case .fetchStarted: [("fetch", .begin)]
         case .configApplied(let change): [("fetch", .end)] + (change == .first ? [("ready", .instant)] : [])

@@ -87,27 +87,6 @@ public actor CatalogBus<Catalog: EventCatalog> {
         await storage.flush()
     }
 
-    /// How long a main-actor callback may run before the bus reports it as a slow listener
-    /// (``BusDiagnostic/slowListener(event:file:line:duration:)``), in seconds: 16 ms, one frame at
-    /// 60 Hz, unless set otherwise; `nil` reports none.
-    ///
-    /// Set it from any thread; it applies from the next main-actor delivery job on. Through a client:
-    /// `client.bus.slowListenerThreshold = 0.008`.
-    public nonisolated var slowListenerThreshold: TimeInterval? {
-        get {
-            let nanoseconds = storage.slowListenerThreshold
-            return nanoseconds == .max ? nil : Double(nanoseconds) / 1e9
-        }
-        set {
-            // Not a number, or beyond what the clock counts: none.
-            guard let seconds = newValue, seconds < 1e9, !seconds.isNaN else {
-                storage.slowListenerThreshold = .max
-                return
-            }
-            storage.slowListenerThreshold = UInt64(max(0, seconds) * 1e9)
-        }
-    }
-
     /// Fires `payload` from a component inside this package.
     ///
     /// SDK authors outside the package fire through the ``CatalogEmitter`` from ``makeBus(diagnostics:)``.
@@ -188,6 +167,29 @@ public actor CatalogBus<Catalog: EventCatalog> {
     }
 }
 
+extension CatalogBus {
+    /// How long a main-actor callback may run before the bus reports it as a slow listener
+    /// (``BusDiagnostic/slowListener(event:file:line:duration:)``), in seconds: 16 ms, one frame at
+    /// 60 Hz, unless set otherwise; `nil` reports none.
+    ///
+    /// Set it from any thread; it applies from the next main-actor delivery job on. Through a client:
+    /// `client.bus.slowListenerThreshold = 0.008`.
+    public nonisolated var slowListenerThreshold: TimeInterval? {
+        get {
+            let nanoseconds = storage.slowListenerThreshold
+            return nanoseconds == .max ? nil : Double(nanoseconds) / 1e9
+        }
+        set {
+            // Not a number, or beyond what the clock counts: none.
+            guard let seconds = newValue, seconds < 1e9, !seconds.isNaN else {
+                storage.slowListenerThreshold = .max
+                return
+            }
+            storage.slowListenerThreshold = UInt64(max(0, seconds) * 1e9)
+        }
+    }
+}
+
 extension CatalogBus: CatalogSubscribing {
     /// The bus itself.
     @inlinable
@@ -206,9 +208,8 @@ extension CatalogBus {
         replayLatest: Bool,
         callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
-        storage.subscribe(
-            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
-            callback: .erasing(mainActor: callback))
+        // A binary built against 1.0.0 passes no site.
+        subscribe(event, delivery: delivery, replayLatest: replayLatest, file: "", line: 0, callback: callback)
     }
 
     /// Subscribes an immediate callback: the entry of the immediate `on`.
@@ -219,9 +220,7 @@ extension CatalogBus {
         replayLatest: Bool,
         callback: @escaping @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
-        storage.subscribe(
-            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
-            callback: .erasing(callback))
+        subscribe(event, delivery: delivery, replayLatest: replayLatest, file: "", line: 0, callback: callback)
     }
 
     /// Subscribes a main-actor callback made at `file` and `line`: the entry of the main-actor `on`

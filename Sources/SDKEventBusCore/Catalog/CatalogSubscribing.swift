@@ -223,19 +223,15 @@ extension CatalogSubscribing {
     /// - Parameters:
     ///   - event: The event to listen to.
     ///   - delivery: ``Delivery/mainActor``, the default.
-    ///   - file: Where it is called; a slow-listener report and a timeline name it. Leave the default.
-    ///   - line: The line of the call; leave the default.
     ///   - callback: Called on the main actor with the first payload of `event`.
     /// - Returns: The subscription.
     @discardableResult
     public func once(
         _ event: Catalog,
         delivery: Delivery<MainActor> = .mainActor,
-        file: StaticString = #fileID,
-        line: UInt = #line,
         callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, file: file, line: line) { subscription in
+        bus.subscribe(event, lane: delivery.lane) { subscription in
             .erasing(mainActor: { @MainActor (payload: Catalog.Payload) in
                 callback(payload)
                 subscription.cancel()
@@ -243,45 +239,20 @@ extension CatalogSubscribing {
         }
     }
 
-    /// Subscribes `callback` to the next `event` only, on the main actor, without naming the call
-    /// site.
-    ///
-    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
-    /// source code calls the one that names its call site.
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - delivery: ``Delivery/mainActor``, the default.
-    ///   - callback: Called on the main actor with the first payload of `event`.
-    /// - Returns: The subscription.
-    @discardableResult
-    @_disfavoredOverload
-    public func once(
-        _ event: Catalog,
-        delivery: Delivery<MainActor> = .mainActor,
-        callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
-    ) -> EventSubscription {
-        once(event, delivery: delivery, file: "", line: 0, callback: callback)
-    }
-
     /// Subscribes `callback` to the next `event` only, on the firing thread.
     ///
     /// - Parameters:
     ///   - event: The event to listen to.
     ///   - delivery: ``Delivery/immediate``.
-    ///   - file: Where it is called; a slow-listener report and a timeline name it. Leave the default.
-    ///   - line: The line of the call; leave the default.
     ///   - callback: Called on the firing thread with the first payload of `event`.
     /// - Returns: The subscription.
     @discardableResult
     public func once(
         _ event: Catalog,
         delivery: Delivery<FiringThread>,
-        file: StaticString = #fileID,
-        line: UInt = #line,
         callback: @escaping @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, file: file, line: line) { subscription in
+        bus.subscribe(event, lane: delivery.lane) { subscription in
             .erasing { (payload: Catalog.Payload) in
                 callback(payload)
                 subscription.cancel()
@@ -289,69 +260,23 @@ extension CatalogSubscribing {
         }
     }
 
-    /// Subscribes `callback` to the next `event` only, on the firing thread, without naming the
-    /// call site.
-    ///
-    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
-    /// source code calls the one that names its call site.
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - delivery: ``Delivery/immediate``.
-    ///   - callback: Called on the firing thread with the first payload of `event`.
-    /// - Returns: The subscription.
-    @discardableResult
-    @_disfavoredOverload
-    public func once(
-        _ event: Catalog,
-        delivery: Delivery<FiringThread>,
-        callback: @escaping @Sendable (Catalog.Payload) -> Void
-    ) -> EventSubscription {
-        once(event, delivery: delivery, file: "", line: 0, callback: callback)
-    }
-
     /// Subscribes `callback` to the next `event` only, isolated to an actor.
     ///
     /// - Parameters:
     ///   - event: The event to listen to.
     ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
-    ///   - file: Where it is called; a slow-listener report and a timeline name it. Leave the default.
-    ///   - line: The line of the call; leave the default.
     ///   - callback: Called isolated to the actor with the actor and the first payload of `event`.
     /// - Returns: The subscription.
     @discardableResult
     public func once<A: Actor>(
         _ event: Catalog,
         delivery: Delivery<A>,
-        file: StaticString = #fileID,
-        line: UInt = #line,
         callback: @escaping @Sendable (isolated A, Catalog.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, isolatedTo: delivery, file: file, line: line) { actor, payload, end in
+        bus.subscribe(event, isolatedTo: delivery) { actor, payload, end in
             callback(actor, payload)
             end()
         }
-    }
-
-    /// Subscribes `callback` to the next `event` only, isolated to an actor, without naming the
-    /// call site.
-    ///
-    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
-    /// source code calls the one that names its call site.
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
-    ///   - callback: Called isolated to the actor with the actor and the first payload of `event`.
-    /// - Returns: The subscription.
-    @discardableResult
-    @_disfavoredOverload
-    public func once<A: Actor>(
-        _ event: Catalog,
-        delivery: Delivery<A>,
-        callback: @escaping @Sendable (isolated A, Catalog.Payload) -> Void
-    ) -> EventSubscription {
-        once(event, delivery: delivery, file: "", line: 0, callback: callback)
     }
 
     // MARK: For as long as an owner lives
@@ -371,8 +296,6 @@ extension CatalogSubscribing {
     ///   - event: The event to listen to.
     ///   - owner: The object whose lifetime bounds the subscription; held weakly.
     ///   - delivery: ``Delivery/mainActor``, the default.
-    ///   - file: Where it is called; a slow-listener report and a timeline name it. Leave the default.
-    ///   - line: The line of the call; leave the default.
     ///   - callback: Called on the main actor with the owner and each payload of `event`; do not
     ///     capture `owner` strongly in it.
     /// - Returns: The subscription.
@@ -381,39 +304,14 @@ extension CatalogSubscribing {
         _ event: Catalog,
         owner: Owner,
         delivery: Delivery<MainActor> = .mainActor,
-        file: StaticString = #fileID,
-        line: UInt = #line,
         callback: @escaping @MainActor @Sendable (Owner, Catalog.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, owner: owner, file: file, line: line) { subscription in
+        bus.subscribe(event, lane: delivery.lane, owner: owner) { subscription in
             .erasing(mainActor: { @MainActor [weak owner] (payload: Catalog.Payload) in
                 guard let owner else { return subscription.cancel() }
                 callback(owner, payload)
             })
         }
-    }
-
-    /// Subscribes `callback` to `event` for as long as `owner` lives, on the main actor, without
-    /// naming the call site.
-    ///
-    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
-    /// source code calls the one that names its call site.
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``Delivery/mainActor``, the default.
-    ///   - callback: Called on the main actor with the owner and each payload of `event`.
-    /// - Returns: The subscription.
-    @discardableResult
-    @_disfavoredOverload
-    public func on<Owner: AnyObject & Sendable>(
-        _ event: Catalog,
-        owner: Owner,
-        delivery: Delivery<MainActor> = .mainActor,
-        callback: @escaping @MainActor @Sendable (Owner, Catalog.Payload) -> Void
-    ) -> EventSubscription {
-        on(event, owner: owner, delivery: delivery, file: "", line: 0, callback: callback)
     }
 
     /// Subscribes `callback` to `event` for as long as `owner` lives, on the firing thread.
@@ -422,8 +320,6 @@ extension CatalogSubscribing {
     ///   - event: The event to listen to.
     ///   - owner: The object whose lifetime bounds the subscription; held weakly.
     ///   - delivery: ``Delivery/immediate``.
-    ///   - file: Where it is called; a slow-listener report and a timeline name it. Leave the default.
-    ///   - line: The line of the call; leave the default.
     ///   - callback: Called on the firing thread with the owner and each payload of `event`.
     /// - Returns: The subscription.
     @discardableResult
@@ -431,39 +327,14 @@ extension CatalogSubscribing {
         _ event: Catalog,
         owner: Owner,
         delivery: Delivery<FiringThread>,
-        file: StaticString = #fileID,
-        line: UInt = #line,
         callback: @escaping @Sendable (Owner, Catalog.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, lane: delivery.lane, owner: owner, file: file, line: line) { subscription in
+        bus.subscribe(event, lane: delivery.lane, owner: owner) { subscription in
             .erasing { [weak owner] (payload: Catalog.Payload) in
                 guard let owner else { return subscription.cancel() }
                 callback(owner, payload)
             }
         }
-    }
-
-    /// Subscribes `callback` to `event` for as long as `owner` lives, on the firing thread,
-    /// without naming the call site.
-    ///
-    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
-    /// source code calls the one that names its call site.
-    ///
-    /// - Parameters:
-    ///   - event: The event to listen to.
-    ///   - owner: The object whose lifetime bounds the subscription; held weakly.
-    ///   - delivery: ``Delivery/immediate``.
-    ///   - callback: Called on the firing thread with the owner and each payload of `event`.
-    /// - Returns: The subscription.
-    @discardableResult
-    @_disfavoredOverload
-    public func on<Owner: AnyObject & Sendable>(
-        _ event: Catalog,
-        owner: Owner,
-        delivery: Delivery<FiringThread>,
-        callback: @escaping @Sendable (Owner, Catalog.Payload) -> Void
-    ) -> EventSubscription {
-        on(event, owner: owner, delivery: delivery, file: "", line: 0, callback: callback)
     }
 
     // MARK: Ending and counting

@@ -29,9 +29,9 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// A main-actor callback ran longer than the bus's ``CatalogBus/slowListenerThreshold`` (one
     /// frame, 16 ms, unless set otherwise): the listener that made the app hitch.
     ///
-    /// `file` and `line` are where its `on` (or `once`) was called, as `#fileID` and `#line` say;
-    /// `""` and 0 for a subscription made by a binary built against 1.0.0, which passes no site.
-    /// `duration` is how long the callback ran, in seconds. Reported whether or not a timeline
+    /// `file` and `line` are where its `on` was called, as `#fileID` and `#line` say; `""` and 0
+    /// for a `once`, and for a subscription made by a binary built against 1.0.0, which pass no
+    /// site. `duration` is how long the callback ran, in seconds. Reported whether or not a timeline
     /// records, as the main-actor job that ran it ends. The first 16 callbacks of every main-actor
     /// job are timed one by one, and the rest in spans of up to 16: a slow callback among others
     /// in a span is named the next time it runs within the next 8 main-actor jobs, which time
@@ -48,8 +48,7 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
             "an event sequence of \(event) dropped \(dropped) event(s): its consumer is behind "
                 + "(buffering policy \(policy))"
         case .slowListener(let event, let file, let line, let duration):
-            "a main-actor listener of \(event) ran \(Int(duration * 1_000)) ms"
-                + (file.isEmpty ? "" : " (subscribed at \(file):\(line))") + ": it held the main thread past a frame"
+            "slow main-actor listener of \(event) at \(file):\(line): \(Int(duration * 1_000)) ms"
         }
     }
 }

@@ -25,22 +25,11 @@ extension BusStorage {
         /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
         var eventsByKey: [ObjectIdentifier: Int] = [:]
         let layout: PayloadLayout
-        /// Where each subscription was made.
-        var sites = SubscriptionSites()
         /// The timeline recording the bus, if one is installed: every fire checks it, once.
         var timeline: (any TimelineSink)?
-        /// What a timeline keeps on the bus between recordings (see
-        /// ``BusStorage/withTimelineState(_:)``).
-        var timelineState: (any AnyObject & Sendable)?
-        /// The stamp of the last fire a timeline recorded (see ``TimelineFire/stamp``).
-        var lastFireStamp: UInt64 = 0
-        /// A main-actor callback that runs longer is reported (``BusDiagnostic/slowListener(event:file:line:duration:)``);
-        /// `.max` reports none.
-        var slowListenerThreshold: UInt64 = DeliveryBudget.Limit.defaultSlowNanoseconds
-        /// How many of the main lane's next jobs time their first
-        /// ``DeliveryBudget/Limit/isolatedAfterHitch`` callbacks alone, to name a slow listener that
-        /// a job found only within a span of several when it runs again.
-        var isolatingMainJobs = 0
+        /// The rest of what timelines and slow-listener reports keep, in an object of its own: its
+        /// fields are rarely used, and out of this struct they cost its copies nothing.
+        let annotations = Annotations()
         #if DEBUG || SDKEVENTBUS_TEST_HOOKS
             // Only in the builds tests run in (debug, and `Scripts/test-release.sh`'s release build
             // with this condition): a release build carries no field for tests.
@@ -70,23 +59,23 @@ extension BusStorage.State {
 
     /// The budget of a job of `lane`: the main lane's also names slow listeners, and times more
     /// callbacks alone once after a job found a slow one it could not name.
-    mutating func jobBudget(lane: Int) -> DeliveryBudget.Limit {
+    func jobBudget(lane: Int) -> DeliveryBudget.Limit {
         var limit = jobBudget
         guard lane == BusStorage.mainLane else { return limit }
-        limit.slowNanoseconds = slowListenerThreshold
-        guard isolatingMainJobs > 0 else {
+        limit.slowNanoseconds = annotations.slowListenerThreshold
+        guard annotations.isolatingMainJobs > 0 else {
             limit.isolated = DeliveryBudget.Limit.isolatedPerJob
             return limit
         }
-        isolatingMainJobs -= 1
+        annotations.isolatingMainJobs -= 1
         limit.isolated = DeliveryBudget.Limit.isolatedAfterHitch
         return limit
     }
 
     /// The stamp of a fire a timeline records: now, or the nanosecond after the last one.
-    mutating func nextFireStamp() -> UInt64 {
-        lastFireStamp = max(MonotonicClock.nanoseconds, lastFireStamp &+ 1)
-        return lastFireStamp
+    func nextFireStamp() -> UInt64 {
+        annotations.lastFireStamp = max(MonotonicClock.nanoseconds, annotations.lastFireStamp &+ 1)
+        return annotations.lastFireStamp
     }
 
     /// The index of the event `key`, added if new.
@@ -159,7 +148,7 @@ extension BusStorage.State {
         var inline: BusStorage.InlineDelivery?
         var priority = FirePriority.unread
         // The one check of a fire for a timeline: with none, nothing more is done for it.
-        let stamp = timeline == nil ? 0 : recordFire(event: event, priority: &priority, work: &work)
+        let stamp = timeline == nil ? 0 : recordFire(event: event, work: &work)
         // Only buckets with live subscriptions are routed, and a route carries its lane: a fire
         // reads no bucket.
         var index = 0
@@ -189,12 +178,9 @@ extension BusStorage.State {
     ///
     /// - Returns: The fire's stamp, which its deliveries carry.
     @inline(never)
-    private mutating func recordFire(event: Int, priority: inout FirePriority, work: inout AfterUnlock) -> Int {
+    private mutating func recordFire(event: Int, work: inout AfterUnlock) -> Int {
         let stamp = nextFireStamp()
-        let fire = TimelineFire(
-            stamp: stamp, end: 0, event: event, thread: CurrentThread.id, isMainThread: CurrentThread.isMain,
-            priority: priority.read())
-        work.recordFire(fire, to: timeline.unsafelyUnwrapped)
+        work.recordFire(stamp: stamp, event: event, to: timeline.unsafelyUnwrapped)
         return Int(truncatingIfNeeded: stamp)
     }
 

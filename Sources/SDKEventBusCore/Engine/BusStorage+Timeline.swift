@@ -7,9 +7,14 @@
 extension BusStorage {
     /// The timeline a delivery job tells, with its lane's name: read once per job, under the lock
     /// the job takes anyway.
-    struct JobTimeline {
+    final class JobTimeline: Sendable {
         let sink: any TimelineSink
         let laneName: String
+
+        init(sink: any TimelineSink, laneName: String) {
+            self.sink = sink
+            self.laneName = laneName
+        }
     }
 
     /// Starts telling `sink` what the bus does, or stops with `nil`.
@@ -28,11 +33,22 @@ extension BusStorage {
     /// The timeline installed, if any.
     package var timeline: (any TimelineSink)? { state.withLock { $0.timeline } }
 
-    /// Runs `body` with the state a timeline keeps on the bus (its recorder, which outlives the
-    /// sink it installs), under the bus's lock: `body` must be short and call no user code.
-    package func withTimelineState<T>(_ body: (inout (any AnyObject & Sendable)?) -> T) -> T {
-        state.withLock { body(&$0.timelineState) }
+    /// The state a timeline keeps on the bus (its recorder, which outlives the sink it installs):
+    /// the one kept, or else `make()`'s, kept from now on.
+    ///
+    /// - Parameter make: Makes the state; called under the bus's lock, so it must be short.
+    /// - Returns: The state kept.
+    package func timelineState(orMake make: () -> any AnyObject & Sendable) -> any AnyObject & Sendable {
+        state.withLock { state in
+            if let kept = state.annotations.timelineState { return kept }
+            let made = make()
+            state.annotations.timelineState = made
+            return made
+        }
     }
+
+    /// The state a timeline keeps on the bus, if it keeps one.
+    package var keptTimelineState: (any AnyObject & Sendable)? { state.withLock { $0.annotations.timelineState } }
 
     /// The timeline to tell for a job of `lane`, under the lock: `nil` when none records.
     func jobTimeline(lane: Int) -> JobTimeline? {
@@ -41,15 +57,15 @@ extension BusStorage {
 
     /// Where the subscription with site index `index` was made: `#fileID`'s text and the line.
     package func site(_ index: UInt32) -> (file: String, line: Int)? {
-        state.withLock { $0.sites.site(index) }.map { ("\($0.file)", Int($0.line)) }
+        state.withLock { $0.annotations.sites.site(index) }.map { (String(cString: $0.file), Int($0.line)) }
     }
 
     /// How long a main-actor callback may run before it is reported as a slow listener.
     ///
     /// In nanoseconds; `.max` reports none. From the next main-actor job on.
     package var slowListenerThreshold: UInt64 {
-        get { state.withLock { $0.slowListenerThreshold } }
-        set { state.withLock { $0.slowListenerThreshold = newValue } }
+        get { state.withLock { $0.annotations.slowListenerThreshold } }
+        set { state.withLock { $0.annotations.slowListenerThreshold = newValue } }
     }
 
     /// Records a step on the timeline, if one records: the configuration lifecycle's, say.
@@ -58,51 +74,61 @@ extension BusStorage {
     ///   - name: The step, short (`fetch`, `ready`).
     ///   - detail: A line for logs, made only when a timeline records.
     ///   - phase: Whether it starts or ends a step that takes time, or is an instant.
-    package func recordStep(_ name: String, detail: () -> String, phase: TimelineNote.Phase) {
+    package func recordStep(_ name: String, detail: () -> String, phase: TimelineStepPhase) {
         guard let sink = timeline else { return }
-        sink.noted(.step(name: name, detail: detail(), phase: phase, time: MonotonicClock.nanoseconds))
+        sink.noted(step: name, detail: detail(), phase: phase, time: MonotonicClock.nanoseconds)
     }
 
-    /// Reports diagnostics: to the bus's hook, and to its timeline if one records.
-    package func report(_ diagnostics: [BusDiagnostic]) {
-        for diagnostic in diagnostics { self.diagnostics?(diagnostic) }
-        guard let sink = timeline else { return }
-        let now = MonotonicClock.nanoseconds
-        for diagnostic in diagnostics { sink.noted(.diagnostic(diagnostic, time: now)) }
-    }
+    /// Reports to ``report(_:)``, holding the bus weakly: for an event sequence's drops.
+    package var reporter: @Sendable (BusDiagnostic) -> Void { { [weak self] in self?.report($0) } }
 
-    /// Reports one diagnostic; see ``report(_:)-([BusDiagnostic])``.
+    /// Reports a diagnostic: to the bus's hook, and to its timeline if one records.
     package func report(_ diagnostic: BusDiagnostic) {
-        report([diagnostic])
+        diagnostics?(diagnostic)
+        timeline?.noted(diagnostic, time: MonotonicClock.nanoseconds)
     }
 
     /// Reports what a main-actor job's budget found about slow callbacks, which it then forgets.
     ///
     /// A slow callback timed alone is reported; one found only within a span of several makes the
     /// lane's next jobs time their callbacks alone. One check when it found neither.
-    @inline(__always)
-    func reportSlowCalls(of budget: inout DeliveryBudget) {
-        guard budget.hasFindings else { return }
-        reportSlowCalls(budget.takeFindings())
-    }
-
     @inline(never)
-    private func reportSlowCalls(_ budget: DeliveryBudget) {
-        let site = state.withLock { state -> SubscriptionSites.Site? in
-            if budget.hasUnnamedSlowCall, budget.slowCall == nil {
-                state.isolatingMainJobs = DeliveryBudget.Limit.jobsIsolatedAfterHitch
-            }
-            return budget.slowCall.flatMap { state.sites.site($0.site) }
+    func reportSlowCalls(of findings: inout DeliveryBudget) {
+        guard findings.hasFindings else { return }
+        let budget = findings.takeFindings()
+        if budget.hasUnnamedSlowCall, budget.slowCall == nil {
+            state.withLock { $0.annotations.isolatingMainJobs = DeliveryBudget.Limit.jobsIsolatedAfterHitch }
         }
         guard let slow = budget.slowCall else { return }
+        let site = self.site(slow.site)
         report(
             .slowListener(
-                event: eventName(slow.event), file: site.map { "\($0.file)" } ?? "",
-                line: site.map { Int($0.line) } ?? 0, duration: Double(slow.nanoseconds) / 1e9))
+                event: eventName(slow.event), file: site?.file ?? "", line: site?.line ?? 0,
+                duration: Double(slow.nanoseconds) / 1e9))
     }
 }
 
 extension BusStorage.State {
+    /// What timelines and slow-listener reports keep on a bus; guarded by the bus's lock.
+    final class Annotations: @unchecked Sendable {
+        // @unchecked: reached only through the bus's state, under its lock.
+
+        /// Where each subscription was made.
+        var sites = SubscriptionSites()
+        /// What a timeline keeps on the bus between recordings (see
+        /// ``BusStorage/timelineState(orMake:)``).
+        var timelineState: (any AnyObject & Sendable)?
+        /// The stamp of the last fire a timeline recorded (see ``TimelineSink``).
+        var lastFireStamp: UInt64 = 0
+        /// A main-actor callback that runs longer is reported
+        /// (``BusDiagnostic/slowListener(event:file:line:duration:)``); `.max` reports none.
+        var slowListenerThreshold: UInt64 = DeliveryBudget.Limit.defaultSlowNanoseconds
+        /// How many of the main lane's next jobs time their first
+        /// ``DeliveryBudget/Limit/isolatedAfterHitch`` callbacks alone, to name a slow listener that
+        /// a job found only within a span of several when it runs again.
+        var isolatingMainJobs = 0
+    }
+
     /// The timeline to tell for a job of `lane`: `nil` when none records.
     func jobTimeline(lane: Int) -> BusStorage.JobTimeline? {
         guard let timeline, lane < lanes.count else { return nil }

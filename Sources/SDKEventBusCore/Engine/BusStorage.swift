@@ -91,7 +91,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let (token, inline) = state.withLock { state -> (EventSubscription, InlineDelivery?) in
             if lifetime?.ownerID != nil { state.end(state.registry.sweepDeadOwnersIfDue(), into: &work) }
             let lane = state.lane(for: selector, into: &work)
-            let site = file.map { state.sites.index(of: $0, line: line) } ?? 0
+            let site = file.map { state.annotations.sites.index(of: $0, line: line) } ?? 0
             let (token, bucket) = state.registry.subscribe(
                 event: event,
                 lane: lane,
@@ -433,20 +433,17 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         var priority = FirePriority.unread
         let thread = priority.read()
         let batch = DeliveryLane.HeldBatch(buffer: next)
-        let (limit, job, isOutranked, drainTimeline) = state.withLock { state in
+        let (limit, job, isOutranked) = state.withLock { state in
             let job = DeliveryLane.Job(generation: state.lanes[Self.immediateLane].job.generation, priority: thread)
-            return (
-                state.jobBudget, job, state.lanes[Self.immediateLane].batchPriority > thread,
-                state.jobTimeline(lane: Self.immediateLane)
-            )
+            return (state.jobBudget, job, state.lanes[Self.immediateLane].batchPriority > thread)
         }
         if isOutranked {
             yieldJob(lane: Self.immediateLane, holding: batch, job: job)
             return
         }
+        // Recorded when this fire was: the same timeline.
         drain(
-            from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job,
-            timeline: drainTimeline)
+            from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job, timeline: timeline)
     }
 
     /// Schedules a job on the global executor that continues the immediate lane: once a firing
@@ -650,9 +647,6 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         timeline: JobTimeline?
     ) -> UInt64? {
         let bucket = header.pointee.bucket.takeUnretainedValue()
-        let recording = timeline.map {
-            DeliveryPass.Recording(sink: $0.sink, fire: header.pointee.fireStamp, lane: lane, laneName: $0.laneName)
-        }
         if header.pointee.isReplay {
             let target = state.withLock { state -> (entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? in
                 let token = EventSubscription(
@@ -661,14 +655,15 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             }
             guard let target else { return nil }
             DeliveryPass.call(
-                target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, recording: recording
+                target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: timeline
             ) { actOnRequests(lane: lane) }
-            _ = withUnsafePointer(to: target.site) { budget.spend(event: bucket.event, site: $0) }
+            // A replay is not named if slow: the next jobs time each callback alone instead.
+            _ = budget.spend()
             return nil
         }
         return DeliveryPass.run(
             payload: payload, bucket: bucket, mark: header.pointee.mark, from: resumeID, cursor: cursor,
-            budget: &budget, recording: recording
+            budget: &budget, timeline: timeline, fire: header.pointee.fireStamp
         ) {
             actOnRequests(lane: lane)
         }

@@ -8,7 +8,7 @@ struct DeliveryHeader {
     /// for a fire.
     var targetID: UInt64 = .max
     /// For a replay, the subscription's slot; for a fire a timeline records, the fire's stamp
-    /// (``TimelineFire/stamp``), and 0 otherwise.
+    /// (see ``TimelineSink``), and 0 otherwise.
     var targetSlot: Int = 0
 
     var isReplay: Bool { targetID != .max }

@@ -4,49 +4,41 @@
 ///
 /// Plain state, guarded by the bus's lock. It only grows, so an index read from an entry without
 /// the lock stays valid: each distinct `(file, line)` of a bus is one row, however many
-/// subscriptions share it.
+/// subscriptions share it. A bus has as many rows as its `on` calls in source, so a linear search
+/// does, behind the last site found (a loop that subscribes from one line looks nothing up).
 struct SubscriptionSites {
-    /// One `on` call site: `#fileID`'s text and `#line`.
-    struct Site {
-        let file: StaticString
-        let line: UInt
-    }
+    /// Per site, the address of its file's text and its line.
+    private var rows: [UInt] = []
+    /// The last site interned, and its index.
+    private var last: (file: UInt, line: UInt, index: UInt32) = (0, 0, 0)
 
-    private var rows: [Site] = []
-    private var indexes: [Key: UInt32] = [:]
-    /// The last site interned: a loop that subscribes from one line looks nothing up.
-    private var last = (key: Key(file: 0, line: 0), index: UInt32(0))
-
-    private struct Key: Hashable {
-        let file: UInt
-        let line: UInt
-    }
-
-    /// The index of `site`, added if new; 0 (no site) for a file name that is not a pointer.
+    /// The index of a site, added if new; 0 (no site) for a file name that is not a pointer.
     @inline(__always)
     mutating func index(of file: StaticString, line: UInt) -> UInt32 {
         guard file.hasPointerRepresentation else { return 0 }
-        let key = Key(file: UInt(bitPattern: file.utf8Start), line: line)
-        if key == last.key { return last.index }
-        return intern(key, file: file, line: line)
+        let pointer = UInt(bitPattern: file.utf8Start)
+        if pointer == last.file, line == last.line { return last.index }
+        return intern(file, line: line)
     }
 
     @inline(never)
-    private mutating func intern(_ key: Key, file: StaticString, line: UInt) -> UInt32 {
-        let index: UInt32
-        if let known = indexes[key] {
-            index = known
-        } else {
-            rows.append(Site(file: file, line: line))
-            index = UInt32(truncatingIfNeeded: rows.count)
-            indexes[key] = index
+    private mutating func intern(_ file: StaticString, line: UInt) -> UInt32 {
+        let pointer = UInt(bitPattern: file.utf8Start)
+        var index = 0
+        while index < rows.count, rows[index] != pointer || rows[index + 1] != line { index += 2 }
+        if index == rows.count {
+            rows.append(pointer)
+            rows.append(line)
         }
-        last = (key, index)
-        return index
+        last = (pointer, line, UInt32(truncatingIfNeeded: index / 2 + 1))
+        return last.index
     }
 
-    /// The site at `index`, if it names one.
-    func site(_ index: UInt32) -> Site? {
-        index > 0 && Int(index) <= rows.count ? rows[Int(index) - 1] : nil
+    /// The site at `index`, if it names one: its file's text (a `#fileID` literal, which lives as
+    /// long as the process) and its line.
+    func site(_ index: UInt32) -> (file: UnsafePointer<CChar>, line: UInt)? {
+        let row = (Int(index) - 1) * 2
+        guard index > 0, row < rows.count, let file = UnsafePointer<CChar>(bitPattern: rows[row]) else { return nil }
+        return (file, rows[row + 1])
     }
 }
