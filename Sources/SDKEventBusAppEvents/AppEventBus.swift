@@ -42,7 +42,9 @@ public final class AppEventBus: Sendable {
     ///     events), on the thread where it happens.
     public init(name: String = "app", diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil) {
         self.name = name
-        storage = BusStorage(layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics)
+        storage = BusStorage(
+            layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics,
+            eventName: { "event \($0)" })
     }
 
     /// Ends every subscription when the bus is released.

@@ -41,8 +41,10 @@ public struct EventTimeline: Sendable {
             state.capacity = max(capacity, 1)
             state.origin = MonotonicClock.nanoseconds
             state.isRecording = true
+            // Under the recorder's lock, as every switch is: one on another thread cannot undo it
+            // in between (the engine never takes this lock while it holds the bus's).
+            storage.installTimeline(recorder)
         }
-        storage.installTimeline(recorder)
     }
 
     /// Stops recording; the records stay until the next ``start(keepingLast:)``.
@@ -50,11 +52,10 @@ public struct EventTimeline: Sendable {
     /// Signposts, if started, go on.
     public func stop() {
         let recorder = self.recorder
-        let signposts = recorder.state.withLock { state in
+        recorder.state.withLock { state in
             state.isRecording = false
-            return state.signposts
+            if state.signposts == nil { storage.installTimeline(nil) }
         }
-        if signposts == nil { storage.installTimeline(nil) }
     }
 
     /// Whether the timeline is recording.
@@ -92,28 +93,29 @@ public struct EventTimeline: Sendable {
                 subsystem: subsystem, category: category, eventName: storage.eventName)
         else { return }
         let recorder = self.recorder
-        recorder.state.withLock { $0.signposts = signposts }
-        storage.installTimeline(recorder)
+        recorder.state.withLock { state in
+            state.signposts = signposts
+            storage.installTimeline(recorder)
+        }
     }
 
     /// Stops the signposts; recording, if started, goes on.
     public func stopSignposts() {
         guard let recorder = existingRecorder else { return }
-        let isRecording = recorder.state.withLock { state in
+        recorder.state.withLock { state in
             state.signposts = nil
-            return state.isRecording
+            if !state.isRecording { storage.installTimeline(nil) }
         }
-        if !isRecording { storage.installTimeline(nil) }
     }
 
     /// The bus's recorder, made on first use.
     private var recorder: TimelineRecorder {
         // Only this module keeps state there: always a recorder.
-        storage.timelineState { TimelineRecorder() } as! TimelineRecorder
+        storage.timelineState(orMake: { TimelineRecorder() }) as! TimelineRecorder
     }
 
     private var existingRecorder: TimelineRecorder? {
-        storage.keptTimelineState as? TimelineRecorder
+        storage.timelineState(orMake: nil) as? TimelineRecorder
     }
 }
 

@@ -90,7 +90,7 @@ final class TimelineRecorder: TimelineSink, @unchecked Sendable {
         func seconds(_ time: UInt64) -> TimeInterval { time > origin ? Double(time - origin) / 1e9 : 0 }
         func site(_ index: UInt32) -> String {
             if let known = sites[index] { return known }
-            let text = storage.site(index).map { $0.file.isEmpty ? "" : "\($0.file):\($0.line)" } ?? ""
+            let text = storage.site(index).map { "\(String(cString: $0.file)):\($0.line)" } ?? ""
             sites[index] = text
             return text
         }

@@ -6,34 +6,35 @@ extension LifecycleDiagnostic {
     /// ``/SDKEventBusCore/CatalogBus``'s `timeline`, in `SDKEventBusTimeline`): a fetch is a step
     /// from its start to its end, the rest are instants, and readiness decided is one too.
     ///
-    /// With no timeline recording, it costs a lock and a check.
+    /// With no timeline recording, it costs a lock and a check per step.
     func record(on storage: BusStorage) {
-        guard storage.timeline != nil else { return }
-        for (name, phase) in timelineSteps { storage.recordStep(name, detail: { description }, phase: phase) }
+        let (name, phase, then) = timelineStep
+        storage.recordStep(name, detail: { description }, phase: phase)
+        if let then { storage.recordStep(then, detail: { description }, phase: .instant) }
     }
 
-    /// The steps a timeline shows for this one: its name, and whether it starts or ends a fetch.
-    private var timelineSteps: [(String, TimelineStepPhase)] {
+    /// The step a timeline shows for this one: its name, whether it starts or ends a fetch, and the
+    /// instant that follows it, if any (readiness decided, a retry scheduled).
+    private var timelineStep: (String, TimelineStepPhase, then: String?) {
         switch self {
-        case .fetchStarted: [("fetch", .begin)]
-        case .configApplied(let change): [("fetch", .end)] + (change == .first ? [("ready", .instant)] : [])
-        case .fetchFailed: [("fetch", .end), ("retry scheduled", .instant)]
-        case .initialConfigApplied(let change):
-            [("initial config", .instant)] + (change == .first ? [("ready", .instant)] : [])
-        case .cacheLoaded(let change): [("cache loaded", .instant)] + (change == .first ? [("ready", .instant)] : [])
-        case .cacheRejected: [("cache rejected", .instant)]
-        case .cacheCleared: [("cache cleared", .instant)]
-        case .cacheSaved: [("cache saved", .instant)]
-        case .cacheWriteFailed: [("cache write failed", .instant)]
-        case .refreshScheduled: [("refresh scheduled", .instant)]
-        case .degradedStart: [("ready (degraded)", .instant)]
-        case .readinessFailed: [("readiness failed", .instant)]
-        case .refreshRequested: [("refresh requested", .instant)]
-        case .refreshSkipped: [("refresh skipped", .instant)]
-        case .refreshPaused: [("refresh paused", .instant)]
-        case .refreshResumed: [("refresh resumed", .instant)]
-        case .refreshHeld: [("refresh held", .instant)]
-        case .stopped: [("stopped", .instant)]
+        case .fetchStarted: ("fetch", .begin, nil)
+        case .configApplied(let change): ("fetch", .end, change == .first ? "ready" : nil)
+        case .fetchFailed: ("fetch", .end, "retry scheduled")
+        case .initialConfigApplied(let change): ("initial config", .instant, change == .first ? "ready" : nil)
+        case .cacheLoaded(let change): ("cache loaded", .instant, change == .first ? "ready" : nil)
+        case .cacheRejected: ("cache rejected", .instant, nil)
+        case .cacheCleared: ("cache cleared", .instant, nil)
+        case .cacheSaved: ("cache saved", .instant, nil)
+        case .cacheWriteFailed: ("cache write failed", .instant, nil)
+        case .refreshScheduled: ("refresh scheduled", .instant, nil)
+        case .degradedStart: ("ready (degraded)", .instant, nil)
+        case .readinessFailed: ("readiness failed", .instant, nil)
+        case .refreshRequested: ("refresh requested", .instant, nil)
+        case .refreshSkipped: ("refresh skipped", .instant, nil)
+        case .refreshPaused: ("refresh paused", .instant, nil)
+        case .refreshResumed: ("refresh resumed", .instant, nil)
+        case .refreshHeld: ("refresh held", .instant, nil)
+        case .stopped: ("stopped", .instant, nil)
         }
     }
 }

@@ -182,10 +182,9 @@ extension CatalogBus {
         set {
             // Not a number, or beyond what the clock counts: none.
             guard let seconds = newValue, seconds < 1e9, !seconds.isNaN else {
-                storage.slowListenerThreshold = .max
-                return
+                return storage.setSlowListenerThreshold(.max)
             }
-            storage.slowListenerThreshold = UInt64(max(0, seconds) * 1e9)
+            storage.setSlowListenerThreshold(UInt64(max(0, seconds) * 1e9))
         }
     }
 }

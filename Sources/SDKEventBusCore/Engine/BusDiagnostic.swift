@@ -48,7 +48,7 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
             "an event sequence of \(event) dropped \(dropped) event(s): its consumer is behind "
                 + "(buffering policy \(policy))"
         case .slowListener(let event, let file, let line, let duration):
-            "slow main-actor listener of \(event) at \(file):\(line): \(Int(duration * 1_000)) ms"
+            "slow main-actor listener of \(event)\(file.isEmpty ? "" : " at \(file):\(line)"): \(Int(duration * 1_000)) ms"
         }
     }
 }

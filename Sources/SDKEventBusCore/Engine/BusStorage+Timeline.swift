@@ -31,41 +31,39 @@ extension BusStorage {
     }
 
     /// The timeline installed, if any.
-    package var timeline: (any TimelineSink)? { state.withLock { $0.timeline } }
+    var timeline: (any TimelineSink)? { state.withLock { $0.timeline } }
 
     /// The state a timeline keeps on the bus (its recorder, which outlives the sink it installs):
-    /// the one kept, or else `make()`'s, kept from now on.
+    /// the one kept, or else `make()`'s, kept from now on; with no `make`, the one kept, if any.
     ///
     /// - Parameter make: Makes the state; called under the bus's lock, so it must be short.
     /// - Returns: The state kept.
-    package func timelineState(orMake make: () -> any AnyObject & Sendable) -> any AnyObject & Sendable {
+    package func timelineState(orMake make: (() -> any AnyObject & Sendable)?) -> (any AnyObject & Sendable)? {
         state.withLock { state in
-            if let kept = state.annotations.timelineState { return kept }
-            let made = make()
-            state.annotations.timelineState = made
-            return made
+            if state.annotations.timelineState == nil { state.annotations.timelineState = make?() }
+            return state.annotations.timelineState
         }
     }
-
-    /// The state a timeline keeps on the bus, if it keeps one.
-    package var keptTimelineState: (any AnyObject & Sendable)? { state.withLock { $0.annotations.timelineState } }
 
     /// The timeline to tell for a job of `lane`, under the lock: `nil` when none records.
     func jobTimeline(lane: Int) -> JobTimeline? {
         state.withLock { $0.jobTimeline(lane: lane) }
     }
 
-    /// Where the subscription with site index `index` was made: `#fileID`'s text and the line.
-    package func site(_ index: UInt32) -> (file: String, line: Int)? {
-        state.withLock { $0.annotations.sites.site(index) }.map { (String(cString: $0.file), Int($0.line)) }
+    /// Where the subscription with site index `index` was made: `#fileID`'s text (a literal, which
+    /// lives as long as the process) and the line.
+    package func site(_ index: UInt32) -> (file: UnsafePointer<CChar>, line: UInt)? {
+        state.withLock { $0.annotations.sites.site(index) }
     }
 
     /// How long a main-actor callback may run before it is reported as a slow listener.
     ///
-    /// In nanoseconds; `.max` reports none. From the next main-actor job on.
-    package var slowListenerThreshold: UInt64 {
-        get { state.withLock { $0.annotations.slowListenerThreshold } }
-        set { state.withLock { $0.annotations.slowListenerThreshold = newValue } }
+    /// In nanoseconds; `.max` reports none. Set with ``setSlowListenerThreshold(_:)``.
+    package var slowListenerThreshold: UInt64 { state.withLock { $0.annotations.slowListenerThreshold } }
+
+    /// Sets ``slowListenerThreshold``, from the next main-actor job on.
+    package func setSlowListenerThreshold(_ nanoseconds: UInt64) {
+        state.withLock { $0.annotations.slowListenerThreshold = nanoseconds }
     }
 
     /// Records a step on the timeline, if one records: the configuration lifecycle's, say.
@@ -103,8 +101,8 @@ extension BusStorage {
         let site = self.site(slow.site)
         report(
             .slowListener(
-                event: eventName(slow.event), file: site?.file ?? "", line: site?.line ?? 0,
-                duration: Double(slow.nanoseconds) / 1e9))
+                event: eventName(slow.event), file: site.map { String(cString: $0.file) } ?? "",
+                line: Int(site?.line ?? 0), duration: Double(slow.nanoseconds) / 1e9))
     }
 }
 
@@ -130,6 +128,9 @@ extension BusStorage.State {
     }
 
     /// The timeline to tell for a job of `lane`: `nil` when none records.
+    ///
+    /// Once per job: out of line, so that the jobs that take it share one copy.
+    @inline(never)
     func jobTimeline(lane: Int) -> BusStorage.JobTimeline? {
         guard let timeline, lane < lanes.count else { return nil }
         return BusStorage.JobTimeline(sink: timeline, laneName: lanes[lane].name)

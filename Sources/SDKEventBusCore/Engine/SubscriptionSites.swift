@@ -12,10 +12,11 @@ struct SubscriptionSites {
     /// The last site interned, and its index.
     private var last: (file: UInt, line: UInt, index: UInt32) = (0, 0, 0)
 
-    /// The index of a site, added if new; 0 (no site) for a file name that is not a pointer.
+    /// The index of a site, added if new; 0 (no site) for a file name that is empty (what the
+    /// 1.0.0 entries pass) or not a pointer.
     @inline(__always)
     mutating func index(of file: StaticString, line: UInt) -> UInt32 {
-        guard file.hasPointerRepresentation else { return 0 }
+        guard file.hasPointerRepresentation, file.utf8CodeUnitCount > 0 else { return 0 }
         let pointer = UInt(bitPattern: file.utf8Start)
         if pointer == last.file, line == last.line { return last.index }
         return intern(file, line: line)
