@@ -40,7 +40,12 @@ final class TimelineRecorder: TimelineSink, @unchecked Sendable {
     }
 
     func willDeliver(fire: UInt64, event: Int, laneName: String) -> UInt64 {
-        state.withLock { $0.signposts }?.willDeliver(fire: fire, event: event, laneName: laneName) ?? 0
+        #if canImport(os)
+            state.withLock { $0.signposts }?.willDeliver(fire: fire, event: event, laneName: laneName) ?? 0
+        #else
+            // No signposts where `os` does not exist: no lock for them per delivery.
+            0
+        #endif
     }
 
     func delivered(

@@ -10,8 +10,9 @@ enum DeliveryPass {
     ///
     /// Per listener: one store of the cursor, one atomic load of its state, the call, one load of
     /// the request flag and one count of the budget. No lock, no allocation, no retain of the
-    /// listener. While a timeline records (`timeline`), each call goes through
-    /// ``record(_:fire:entry:site:payload:bucket:)``, which times it and tells the timeline.
+    /// listener. While a timeline records (`timeline`), the pass is
+    /// ``runRecording(payload:bucket:mark:from:cursor:budget:timeline:fire:onRequest:)``: one check
+    /// per pass, none per listener.
     ///
     /// - Returns: `nil` once every listener is called; otherwise the budget ran out, and this is
     ///   the id to resume from (the pass has left the bucket, so `off` need not wait for it).
@@ -27,6 +28,51 @@ enum DeliveryPass {
         fire: UInt64,
         onRequest: () -> Void
     ) -> UInt64? {
+        if let timeline {
+            return runRecording(
+                payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
+                timeline: timeline, fire: fire, onRequest: onRequest)
+        }
+        return pass(
+            payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
+            onRequest: onRequest
+        ) { entry, _ in entry.pointee.callback.function(payload) }
+    }
+
+    /// The pass while a timeline records: each call goes through
+    /// ``record(_:fire:entry:site:payload:bucket:)``, which times it and tells the timeline.
+    @inline(never)
+    private static func runRecording(
+        payload: UnsafeRawPointer,
+        bucket: ListenerBucket,
+        mark: UInt64,
+        from resumeID: UInt64,
+        cursor: PassCursor,
+        budget: inout DeliveryBudget,
+        timeline: BusStorage.JobTimeline,
+        fire: UInt64,
+        onRequest: () -> Void
+    ) -> UInt64? {
+        pass(
+            payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
+            onRequest: onRequest
+        ) { entry, site in
+            record(timeline, fire: fire, entry: entry, site: site.pointee, payload: payload, bucket: bucket)
+        }
+    }
+
+    /// The loop of a pass, with `call` calling each listener.
+    @inline(__always)
+    private static func pass(
+        payload: UnsafeRawPointer,
+        bucket: ListenerBucket,
+        mark: UInt64,
+        from resumeID: UInt64,
+        cursor: PassCursor,
+        budget: inout DeliveryBudget,
+        onRequest: () -> Void,
+        call: (UnsafeMutablePointer<ListenerEntry>, UnsafePointer<UInt32>) -> Void
+    ) -> UInt64? {
         if cursor.enter(bucket.number) { onRequest() }
         var stop: UInt64?
         let event = bucket.event
@@ -39,12 +85,7 @@ enum DeliveryPass {
                 guard id >= resumeID else { continue }
                 cursor.move(to: id)
                 guard ListenerEntry.isLive(entry) else { continue }
-                // Loop-invariant: an optimizing build takes it out of the loop.
-                if let timeline {
-                    record(timeline, fire: fire, entry: entry, site: sites[index], payload: payload, bucket: bucket)
-                } else {
-                    entry.pointee.callback.function(payload)
-                }
+                call(entry, sites + index)
                 if cursor.hasRequests { onRequest() }
                 if budget.spend(event: event, site: sites + index) {
                     stop = id + 1
