@@ -33,13 +33,32 @@ enum DeliveryPass {
                 payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
                 timeline: timeline, fire: fire, onRequest: onRequest)
         }
-        return pass(
-            payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
-            onRequest: onRequest
-        ) { entry, _ in entry.pointee.callback.function(payload) }
+        if cursor.enter(bucket.number) { onRequest() }
+        var stop: UInt64?
+        let event = bucket.event
+        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, sites, count in
+            for index in 0..<count {
+                let entry = entries + index
+                let id = entry.pointee.id
+                // Listeners are in subscription order: stop at the first one subscribed after the fire.
+                guard id < mark else { return false }
+                guard id >= resumeID else { continue }
+                cursor.move(to: id)
+                guard ListenerEntry.isLive(entry) else { continue }
+                entry.pointee.callback.function(payload)
+                if cursor.hasRequests { onRequest() }
+                if budget.spend(event: event, site: sites + index) {
+                    stop = id + 1
+                    return false
+                }
+            }
+            return true
+        }
+        cursor.leave()
+        return stop
     }
 
-    /// The pass while a timeline records: each call goes through
+    /// The pass while a timeline records: the same loop, each call going through
     /// ``record(_:fire:entry:site:payload:bucket:)``, which times it and tells the timeline.
     @inline(never)
     private static func runRecording(
@@ -61,7 +80,7 @@ enum DeliveryPass {
         }
     }
 
-    /// The loop of a pass, with `call` calling each listener.
+    /// The loop of a recording pass, with `call` calling each listener.
     @inline(__always)
     private static func pass(
         payload: UnsafeRawPointer,
