@@ -123,7 +123,8 @@ final class ListenerBucket: @unchecked Sendable {
     /// The site indexes of a chunk's entries: after its `capacity` entries.
     @inline(__always)
     static func sites(of entries: UnsafeMutablePointer<ListenerEntry>, capacity: Int) -> UnsafeMutablePointer<UInt32> {
-        (UnsafeMutableRawPointer(entries) + capacity &* MemoryLayout<ListenerEntry>.stride)
+        // Int's own `*`: the generic `&*` of FixedWidthInteger resolves above the platform floors.
+        (UnsafeMutableRawPointer(entries) + capacity * MemoryLayout<ListenerEntry>.stride)
             .assumingMemoryBound(to: UInt32.self)
     }
 
