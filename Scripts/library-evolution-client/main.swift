@@ -96,11 +96,12 @@ check(report.isComplete, "shutdown abandoned nothing: \(report)")
 // The timeline: recorded through the resilient boundary, with the file and line of this file's `on`.
 let (traced, tracedEmitter) = EventBus.makeBus()
 traced.timeline.start()
+let tracedLine = #line + 1
 traced.on(.bucketing, delivery: .immediate) { _ in }
 tracedEmitter.fire(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
 traced.timeline.stop()
 let deliveries = traced.timeline.records().filter { $0.kind == .delivery }
-check(deliveries.count == 1 && deliveries[0].subscription.hasPrefix("main.swift:"), "the timeline named the `on`: \(deliveries)")
+check(deliveries.count == 1 && deliveries[0].subscription.hasSuffix("/main.swift:\(tracedLine)"), "the timeline named the `on`: \(deliveries)")
 check(String(decoding: traced.timeline.traceJSON(), as: UTF8.self).contains("\"traceEvents\""), "a trace was written")
 
 if failures.isEmpty {
