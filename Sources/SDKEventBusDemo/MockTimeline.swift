@@ -39,6 +39,17 @@ func playMockTimeline(tracePath: String? = nil) async throws {
     let readiness = try await sdk.ready()
     timeline.log("app", "ready() returned as soon as the first attempt failed: \(readiness)")
     timeline.log("app", "the app starts with its defaults")
+    // Before the retry can apply a configuration: its config.updated is delivered, after the replay
+    // of .ready, on every run (the trace the guide shows has the same shape each time).
+    let updates = sdk.on(.configUpdated) { payload in
+        guard case .configUpdated(let update) = payload else { return }
+        timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
+        if let changes = update.changes { timeline.log("app", "config.updated says what changed: \(changes)") }
+    }
+    timeline.log("app", "subscribed to config.updated")
+    sdk.bus.once(.ready) { _ in
+        timeline.log("app", "a .ready listener added after readiness still ran once (.ready is sticky)")
+    }
     // After a degraded start the first configuration is an update: ready has been announced.
     await timeline.follow(until: applied(.updated))
     let config = sdk.config
@@ -46,11 +57,6 @@ func playMockTimeline(tracePath: String? = nil) async throws {
         "app",
         "the retry succeeded: \"\(config?.project.name ?? "?")\", \(config?.experiences.count ?? 0) experience(s)")
 
-    let updates = sdk.on(.configUpdated) { payload in
-        guard case .configUpdated(let update) = payload else { return }
-        timeline.log("app", "config.updated: traffic split is now \(DemoConfigs.split(update.snapshot))")
-        if let changes = update.changes { timeline.log("app", "config.updated says what changed: \(changes)") }
-    }
     let bucketing = sdk.bus.on(BucketingPayload.self) { bucketing in
         timeline.log("app", "bucketing: visitor \(bucketing.visitorId) → variation \(bucketing.variationId)")
     }
@@ -62,10 +68,7 @@ func playMockTimeline(tracePath: String? = nil) async throws {
     let forwarding = sdk.bus.on(.bucketing, delivery: .immediate) { _ in
         // An analytics forwarder, on the firing thread: nothing to hop for.
     }
-    timeline.log("app", "subscribed to config.updated, bucketing (and a forwarder on the firing thread) and conversion")
-    sdk.bus.once(.ready) { _ in
-        timeline.log("app", "a .ready listener added after readiness still ran once (.ready is sticky)")
-    }
+    timeline.log("app", "subscribed to bucketing (and a forwarder on the firing thread) and conversion")
     await sdk.bus.flush()
 
     await timeline.follow(until: applied(.updated))

@@ -7,7 +7,7 @@ package import SDKEventBusCore
 ///
 /// Off until started, and free while off: the engine checks once per fire and once per pass over a
 /// bucket, and records nothing. Started, it keeps the last `capacity` records in a ring. Start,
-/// stop and read it from any thread; every handle of a bus (``CatalogBus/timeline``) reaches the
+/// stop and read it from any thread; every handle of a bus (`bus.timeline`) reaches the
 /// same recording.
 ///
 /// ```swift

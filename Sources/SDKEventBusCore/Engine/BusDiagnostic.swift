@@ -30,8 +30,8 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// frame, 16 ms, unless set otherwise): the listener that made the app hitch.
     ///
     /// `file` and `line` are where its `on` was called, as `#fileID` and `#line` say; `""` and 0
-    /// for a `once`, and for a subscription made by a binary built against 1.0.0, which pass no
-    /// site. `duration` is how long the callback ran, in seconds. Reported whether or not a timeline
+    /// for a `once`, an owner-bound `on`, and a subscription made by a binary built against 1.0.0,
+    /// which pass no site. `duration` is how long the callback ran, in seconds. Reported whether or not a timeline
     /// records, as the main-actor job that ran it ends. The first 16 callbacks of every main-actor
     /// job are timed one by one, and the rest in spans of up to 16: a slow callback among others
     /// in a span is named the next time it runs within the next 8 main-actor jobs, which time
