@@ -24,6 +24,10 @@ let package = Package(
         // App-level buses on the core's engine, for app code: events published and subscribed by type,
         // owner-bound and one-shot subscriptions, scoped buses, an all-events feed. An SDK never needs it.
         .library(name: "SDKEventBusAppEvents", targets: ["SDKEventBusAppEvents"]),
+        // What a bus did, on the core alone: its timeline of fires, deliveries, diagnostics and
+        // lifecycle steps, exported as a trace file (Perfetto, chrome://tracing) and sent to
+        // Instruments as signposts. The core records; an SDK that never looks pays for none of this.
+        .library(name: "SDKEventBusTimeline", targets: ["SDKEventBusTimeline"]),
         // The built-in catalog (SystemEvent, EventPayloadValue, ProjectConfig, EventBus, SDKClient,
         // …) on top of every product above, which it re-exports: `import SDKEventBus` gives all.
         .library(name: "SDKEventBus", targets: ["SDKEventBus"]),
@@ -48,6 +52,7 @@ let package = Package(
             name: "SDKEventBusConfig", dependencies: ["SDKEventBusCore", "SDKEventBusWire"],
             resources: [.copy("Resources/PrivacyInfo.xcprivacy")]),
         .target(name: "SDKEventBusAppEvents", dependencies: ["SDKEventBusCore", "_SDKEventBusAtomics"]),
+        .target(name: "SDKEventBusTimeline", dependencies: ["SDKEventBusCore"]),
         .target(
             name: "SDKEventBus",
             dependencies: ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents"]),
@@ -60,12 +65,13 @@ let package = Package(
         // A tiny HTTP server on loopback for the integration tests and the demo; not a product.
         .target(name: "LoopbackHTTPServer"),
         .executableTarget(
-            name: "SDKEventBusDemo", dependencies: ["SDKEventBus", "SDKEventBusTesting", "LoopbackHTTPServer"]),
+            name: "SDKEventBusDemo",
+            dependencies: ["SDKEventBus", "SDKEventBusTesting", "SDKEventBusTimeline", "LoopbackHTTPServer"]),
         .testTarget(
             name: "SDKEventBusTests",
             dependencies: [
                 "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus",
-                "SDKEventBusTesting", "LoopbackHTTPServer",
+                "SDKEventBusTesting", "SDKEventBusTimeline", "LoopbackHTTPServer",
             ],
             resources: [.copy("Resources")]
         ),

@@ -16,6 +16,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "SDKEventBus", package: "SDKEventBus"),
+                // SDKEVENTBUS_TIMELINE=1 records the buses measured (Recording.swift).
+                .product(name: "SDKEventBusTimeline", package: "SDKEventBus"),
                 // `waitForReadyWaiters`, to start timing once every `ready()` caller is suspended.
                 .product(name: "SDKEventBusTesting", package: "SDKEventBus"),
                 "FlagCatalog",
@@ -39,7 +41,10 @@ let package = Package(
         // one is not (the run failed on it with WaitPIDError).
         .executableTarget(
             name: "DeliveryProbe",
-            dependencies: [.product(name: "SDKEventBus", package: "SDKEventBus"), "FlagCatalog"],
+            dependencies: [
+                .product(name: "SDKEventBus", package: "SDKEventBus"),
+                .product(name: "SDKEventBusTimeline", package: "SDKEventBus"), "FlagCatalog",
+            ],
             path: "Probes/DeliveryProbe"
         ),
     ],

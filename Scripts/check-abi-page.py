@@ -25,7 +25,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "Docs" / "ABI.md"
-SHIPPED = ["SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus"]
+SHIPPED = [
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBusTimeline", "SDKEventBus",
+]
 ATTRIBUTES = ["@inlinable", "@usableFromInline", "@frozen", "@_alwaysEmitIntoClient"]
 ATTRIBUTE = re.compile(r"@(inlinable|usableFromInline|frozen|_alwaysEmitIntoClient)\b")
 EXTENSION = re.compile(r"extension\s+([A-Za-z_][\w.]*)")

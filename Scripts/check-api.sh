@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus SDKEventBusCoreTesting SDKEventBusTesting)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBusTimeline SDKEventBus SDKEventBusCoreTesting SDKEventBusTesting)
 for module in "${modules[@]}"; do swift build --target "$module" >/dev/null; done
 bin=$(swift build --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["unversionedTriple"])')

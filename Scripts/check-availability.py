@@ -179,6 +179,12 @@ SDK_FLOORS = {
     "DateFormatter.timeZone": (OLD, ""),
     "JSONSerialization": ("iOS 5, macOS 10.7, tvOS 9, watchOS 2", "NSJSONSerialization"),
     "JSONSerialization.jsonObject(with:options:)": ("iOS 5, macOS 10.7, tvOS 9, watchOS 2", ""),
+    # The timeline's Trace Event Format export, and the engine's firing thread.
+    "JSONSerialization.data(withJSONObject:options:)": ("iOS 5, macOS 10.7, tvOS 9, watchOS 2", ""),
+    "JSONSerialization.WritingOptions.prettyPrinted": ("iOS 5, macOS 10.7, tvOS 9, watchOS 2", ""),
+    "JSONSerialization.WritingOptions.sortedKeys": ("iOS 11, macOS 10.13, tvOS 11, watchOS 4", ""),
+    "Thread": (OLD, "NSThread"),
+    "Thread.isMainThread": ("iOS 2, macOS 10.5, tvOS 9, watchOS 2", "the class property"),
     "NSObjectProtocol": (OLD, ""),
     "NotificationCenter": (OLD, ""),
     "NotificationCenter.default": (OLD, ""),

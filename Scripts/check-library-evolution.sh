@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBus SDKEventBusCoreTesting SDKEventBusTesting)
+modules=(SDKEventBusCore SDKEventBusWire SDKEventBusConfig SDKEventBusAppEvents SDKEventBusTimeline SDKEventBus SDKEventBusCoreTesting SDKEventBusTesting)
 scratch=.build/library-evolution
 work="$scratch/check"
 flags=(-c release --scratch-path "$scratch" -Xswiftc -enable-library-evolution -Xswiftc -emit-module-interface)
@@ -23,12 +23,15 @@ flags=(-c release --scratch-path "$scratch" -Xswiftc -enable-library-evolution -
 echo "Building the library products with library evolution (release)"
 # Foundation on Linux is not built with library evolution: the compiler says so for every module
 # that imports it, which is expected here and not on Apple platforms.
-swift build "${flags[@]}" --target SDKEventBusTesting 2>&1 \
-    | grep -v "was not compiled with library evolution support" | grep -E "error|warning: " || true
-swift build "${flags[@]}" --target SDKEventBusTesting >/dev/null 2>&1 || {
-    swift build "${flags[@]}" --target SDKEventBusTesting
-    exit 1
-}
+# The testing library depends on every shipped product but the timeline, which is built beside it.
+for target in SDKEventBusTesting SDKEventBusTimeline; do
+    swift build "${flags[@]}" --target "$target" 2>&1 \
+        | grep -v "was not compiled with library evolution support" | grep -E "error|warning: " || true
+    swift build "${flags[@]}" --target "$target" >/dev/null 2>&1 || {
+        swift build "${flags[@]}" --target "$target"
+        exit 1
+    }
+done
 bin=$(swift build "${flags[@]}" --show-bin-path)
 triple=$(swift -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')
 sdk=()

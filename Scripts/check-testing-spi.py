@@ -5,7 +5,7 @@ needs: test hooks go through `@_spi(Testing)`, not the shipped modules' package 
 Usage: Scripts/check-testing-spi.py [--no-build | --self-test]
 
 The shipped modules (SDKEventBusCore, SDKEventBusWire, SDKEventBusConfig, SDKEventBusAppEvents,
-SDKEventBus) keep `package` for what they share with each other. What the testing library, in its
+SDKEventBusTimeline, SDKEventBus) keep `package` for what they share with each other. What the testing library, in its
 two modules (Sources/SDKEventBusCoreTesting, on the core alone, and Sources/SDKEventBusTesting), and
 the flag SDK's tests (Tests/CustomCatalogTests, which take no `@testable import`) need of them
 beyond the public API is `@_spi(Testing) public`, imported with `@_spi(Testing) import`. This

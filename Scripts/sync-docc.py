@@ -31,13 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "Docs"
 MODULES = [
-    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBus",
-    "SDKEventBusCoreTesting", "SDKEventBusTesting",
+    "SDKEventBusCore", "SDKEventBusWire", "SDKEventBusConfig", "SDKEventBusAppEvents", "SDKEventBusTimeline",
+    "SDKEventBus", "SDKEventBusCoreTesting", "SDKEventBusTesting",
 ]
 # The modules whose types a module extends in its public API.
 EXTENDS = {
     "SDKEventBusTesting": {"SDKEventBusCore", "SDKEventBusConfig", "SDKEventBusCoreTesting"},
     "SDKEventBus": {"SDKEventBusConfig"},
+    "SDKEventBusTimeline": {"SDKEventBusCore"},
 }
 # Each guide, in the catalog of the module it documents.
 GUIDES = {
@@ -55,6 +56,7 @@ GUIDES = {
     "AdoptingPieceByPiece": "SDKEventBusConfig",
     "BuiltInCatalog": "SDKEventBus",
     "TestingCodeThatUsesSDKEventBus": "SDKEventBusTesting",
+    "SeeingWhatTheBusDid": "SDKEventBusTimeline",
 }
 # Public types and typealiases: the code spans that become symbol links. Only those declared at the
 # top level of a file count (a nested `Code` or `Location` is no top-level symbol).
@@ -63,6 +65,8 @@ TYPES_PATTERN = re.compile(
 )
 STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
 LINK = re.compile(r"\[([^\]]+)\]\(([A-Za-z]+)\.md\)")
+# A picture of Docs/ a guide shows: copied into its catalog's Resources/, where DocC finds it by name.
+IMAGE = re.compile(r"!\[[^\]]*\]\(([\w.-]+\.(?:svg|png))\)")
 CODE_SPAN = re.compile(r"(?<!`)`([A-Za-z]+)`(?!`)")
 ANY_CODE_SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -174,6 +178,18 @@ def main():
         else:
             article.write_text(expected, encoding="utf-8")
             print(f"wrote {article.relative_to(ROOT)}")
+    # The pictures each guide shows, beside its article.
+    for name, module in GUIDES.items():
+        for image in IMAGE.findall((DOCS / f"{name}.md").read_text(encoding="utf-8")):
+            source, copy = DOCS / image, catalog(module) / "Resources" / image
+            if copy.exists() and copy.read_bytes() == source.read_bytes():
+                continue
+            if check:
+                stale.append(copy.relative_to(ROOT))
+            else:
+                copy.parent.mkdir(exist_ok=True)
+                copy.write_bytes(source.read_bytes())
+                print(f"wrote {copy.relative_to(ROOT)}")
     # Articles generated from a guide that is gone, or that moved to another catalog.
     for module in MODULES:
         for article in sorted(catalog(module).glob("*.md")):

@@ -5,6 +5,7 @@
 import Foundation
 import SDKEventBus
 import SDKEventBusTesting
+import SDKEventBusTimeline
 
 /// An app's own catalog on the core: the protocols, their requirements and the generic bus cross
 /// the resilient boundary.
@@ -100,6 +101,17 @@ do {
 } catch let error as ReadinessError {
     check(error == .shutDown, "the reader's ready() throws shutDown, got \(error)")
 }
+
+// The timeline: recorded through the resilient boundary, with the file and line of this file's `on`.
+let (traced, tracedEmitter) = EventBus.makeBus()
+traced.timeline.start()
+let tracedLine = #line + 1
+traced.on(.bucketing, delivery: .immediate) { _ in }
+tracedEmitter.fire(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
+traced.timeline.stop()
+let deliveries = traced.timeline.records().filter { $0.kind == .delivery }
+check(deliveries.count == 1 && deliveries[0].subscription.hasSuffix("/main.swift:\(tracedLine)"), "the timeline named the `on`: \(deliveries)")
+check(String(decoding: traced.timeline.traceJSON(), as: UTF8.self).contains("\"traceEvents\""), "a trace was written")
 
 if failures.isEmpty {
     print("library-evolution client: every check held")

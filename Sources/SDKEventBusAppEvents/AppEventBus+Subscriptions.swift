@@ -287,7 +287,7 @@ extension AppEventBus {
             of: Element.self,
             bufferingPolicy: bufferingPolicy.streamPolicy(for: Element.self)
         )
-        let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.diagnostics)
+        let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.reporter)
         let lifetime = SubscriptionLifetime(onEnd: {
             continuation.finish()
             onEnd?()

@@ -44,7 +44,9 @@ public final class AppEventBus: Sendable {
     public init(name: String = "app", diagnostics: (@Sendable (BusDiagnostic) -> Void)? = nil) {
         self.name = name
         status = AppBusStatus()
-        storage = BusStorage(layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics)
+        storage = BusStorage(
+            layout: .of(AppEventBox.self), replayRules: [.none], diagnostics: diagnostics,
+            eventName: { "event \($0)" })
     }
 
     /// Ends every subscription when the bus is released.
@@ -183,7 +185,7 @@ public final class AppEventBus: Sendable {
     @inline(never)
     private func endSubscriptionMadeAfterRelease(_ subscription: EventSubscription) {
         storage.cancel(subscription)
-        storage.diagnostics?(.subscribedToReleasedBus(bus: name))
+        storage.report(.subscribedToReleasedBus(bus: name))
     }
 }
 

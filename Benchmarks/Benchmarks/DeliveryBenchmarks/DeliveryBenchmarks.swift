@@ -151,6 +151,7 @@ let benchmarks: @Sendable () -> Void = {
     for (name, fired) in [("replayed event", replayed), ("event without replay", payload)] {
         Benchmark("fire, \(name)/1 immediate listener/SDKEventBus") { benchmark in
             let (bus, emitter) = EventBus.makeBus()
+            recordIfAsked(bus)
             let count = FireCount()
             let subscription = bus.on(fired.event, delivery: .immediate) { _ in count.value += 1 }
             emitter.fire(fired)  // the replayed one keeps a payload from now on

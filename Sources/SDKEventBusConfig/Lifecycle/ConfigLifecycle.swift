@@ -540,6 +540,8 @@ final class ConfigLifecycle<Catalog: LifecycleCatalog>: Sendable {
 
     private func report(_ step: LifecycleDiagnostic) {
         configuration.diagnostics?(step)
+        // The one hook of the bus's timeline: it records the step if one records.
+        step.record(on: store.emitter.storage)
         statusChanged.withLock { $0 }?()
     }
 }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// An SDK's event bus for one catalog of events: app code subscribes with `on` and unsubscribes
 /// with ``off(_:)``; the SDK fires through the ``CatalogEmitter`` that ``makeBus(diagnostics:)``
 /// returns with it.
@@ -37,7 +39,8 @@ public actor CatalogBus<Catalog: EventCatalog> {
         storage = BusStorage(
             layout: .of(Catalog.Payload.self),
             replayRules: index.replayRules,
-            diagnostics: diagnostics
+            diagnostics: diagnostics,
+            eventName: { index.events[$0].rawValue }
         )
     }
 
@@ -98,6 +101,8 @@ public actor CatalogBus<Catalog: EventCatalog> {
     ///   - lane: Where the callback runs.
     ///   - owner: The object whose lifetime bounds the subscription, if any.
     ///   - replayLatest: Whether to replay a ``ReplayRule/latestOnRequest`` event's latest payload.
+    ///   - file: The file of the call that subscribes (`#fileID`), if known.
+    ///   - line: Its line.
     ///   - make: Makes the callback, given the subscription (a callback that ends it calls its
     ///     `cancel()`). Nothing is allocated for a callback that never ends itself.
     /// - Returns: The subscription.
@@ -106,11 +111,13 @@ public actor CatalogBus<Catalog: EventCatalog> {
         lane: LaneSelector,
         owner: (any AnyObject & Sendable)? = nil,
         replayLatest: Bool = false,
+        file: StaticString? = nil,
+        line: UInt = 0,
         make: (_ subscription: EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
         subscribe(
             event, lane: lane, lifetime: owner.map { SubscriptionLifetime(owner: $0) }, replayLatest: replayLatest,
-            makeCallback: make)
+            file: file, line: line, makeCallback: make)
     }
 
     /// Subscribes a callback isolated to the actor of `delivery`, bound to the actor's lifetime (or
@@ -120,6 +127,8 @@ public actor CatalogBus<Catalog: EventCatalog> {
         isolatedTo delivery: Delivery<A>,
         owner: (any AnyObject & Sendable)? = nil,
         replayLatest: Bool = false,
+        file: StaticString? = nil,
+        line: UInt = 0,
         callback: @escaping @Sendable (isolated A, Catalog.Payload, _ end: @escaping @Sendable () -> Void) -> Void
     ) -> EventSubscription {
         guard case .actor(let isolation) = delivery.lane, let actor = isolation as? A else {
@@ -128,7 +137,9 @@ public actor CatalogBus<Catalog: EventCatalog> {
         // The engine calls it only in a job isolated to `actor`.
         let call = ErasedCallback.nonisolated(callback)
         let owner = owner ?? actor
-        return subscribe(event, lane: delivery.lane, owner: owner, replayLatest: replayLatest) { subscription in
+        return subscribe(
+            event, lane: delivery.lane, owner: owner, replayLatest: replayLatest, file: file, line: line
+        ) { subscription in
             let end: @Sendable () -> Void = { subscription.cancel() }
             return .erasing(isolatedTo: actor, call, end: end)
         }
@@ -140,6 +151,8 @@ public actor CatalogBus<Catalog: EventCatalog> {
         lane: LaneSelector,
         lifetime: SubscriptionLifetime?,
         replayLatest: Bool = false,
+        file: StaticString? = nil,
+        line: UInt = 0,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
         storage.subscribe(
@@ -147,8 +160,32 @@ public actor CatalogBus<Catalog: EventCatalog> {
             lane: lane,
             lifetime: lifetime,
             replayLatest: replayLatest,
+            file: file,
+            line: line,
             makeCallback: makeCallback
         )
+    }
+}
+
+extension CatalogBus {
+    /// How long a main-actor callback may run before the bus reports it as a slow listener
+    /// (``BusDiagnostic/slowListener(event:file:line:duration:)``), in seconds: 16 ms, one frame at
+    /// 60 Hz, unless set otherwise; `nil` reports none.
+    ///
+    /// Set it from any thread; it applies from the next main-actor delivery job on. Through a client:
+    /// `client.bus.slowListenerThreshold = 0.008`.
+    public nonisolated var slowListenerThreshold: TimeInterval? {
+        get {
+            let nanoseconds = storage.slowListenerThreshold
+            return nanoseconds == .max ? nil : Double(nanoseconds) / 1e9
+        }
+        set {
+            // Not a number, or beyond what the clock counts: none.
+            guard let seconds = newValue, seconds < 1e9, !seconds.isNaN else {
+                return storage.setSlowListenerThreshold(.max)
+            }
+            storage.setSlowListenerThreshold(UInt64(max(0, seconds) * 1e9))
+        }
     }
 }
 
@@ -170,9 +207,8 @@ extension CatalogBus {
         replayLatest: Bool,
         callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
-        storage.subscribe(
-            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
-            callback: .erasing(mainActor: callback))
+        // A binary built against 1.0.0 passes no site.
+        subscribe(event, delivery: delivery, replayLatest: replayLatest, file: "", line: 0, callback: callback)
     }
 
     /// Subscribes an immediate callback: the entry of the immediate `on`.
@@ -183,9 +219,39 @@ extension CatalogBus {
         replayLatest: Bool,
         callback: @escaping @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
+        subscribe(event, delivery: delivery, replayLatest: replayLatest, file: "", line: 0, callback: callback)
+    }
+
+    /// Subscribes a main-actor callback made at `file` and `line`: the entry of the main-actor `on`
+    /// since 1.1.0, which names where it was called.
+    @usableFromInline
+    nonisolated func subscribe(
+        _ event: Catalog,
+        delivery: Delivery<MainActor>,
+        replayLatest: Bool,
+        file: StaticString,
+        line: UInt,
+        callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
+    ) -> EventSubscription {
         storage.subscribe(
-            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest,
-            callback: .erasing(callback))
+            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest, file: file,
+            line: line, callback: .erasing(mainActor: callback))
+    }
+
+    /// Subscribes an immediate callback made at `file` and `line`: the entry of the immediate `on`
+    /// since 1.1.0.
+    @usableFromInline
+    nonisolated func subscribe(
+        _ event: Catalog,
+        delivery: Delivery<FiringThread>,
+        replayLatest: Bool,
+        file: StaticString,
+        line: UInt,
+        callback: @escaping @Sendable (Catalog.Payload) -> Void
+    ) -> EventSubscription {
+        storage.subscribe(
+            event: index.position(of: event), lane: delivery.lane, replayLatest: replayLatest, file: file,
+            line: line, callback: .erasing(callback))
     }
 
     /// Ends `subscription` for `off`, synchronously.

@@ -98,7 +98,7 @@ extension CatalogSubscribing {
             continuation.finish()  // nothing can ever arrive
             return stream
         }
-        let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.diagnostics)
+        let drops = DropReporter(policy: bufferingPolicy, diagnostics: storage.reporter)
         // Ending any one of the subscriptions (shutdown) finishes the sequence.
         let lifetime = SubscriptionLifetime(onEnd: { continuation.finish() })
         // Subscribe in catalog order so that the sequence's subscription order is deterministic.

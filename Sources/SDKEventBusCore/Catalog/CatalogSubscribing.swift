@@ -54,6 +54,9 @@ extension CatalogSubscribing {
     ///   - delivery: ``Delivery/mainActor``, the default.
     ///   - replayLatest: Whether to first receive the latest payload fired before subscribing, for
     ///     events whose rule is ``ReplayRule/latestOnRequest``; sticky events always replay.
+    ///   - file: Where `on` is called; a slow-listener report and a timeline name it. Leave the
+    ///     default.
+    ///   - line: The line of the call; leave the default.
     ///   - callback: Called on the main actor with each payload of `event`.
     /// - Returns: The subscription; end it with ``off(_:)`` or ``EventSubscription/cancel()``.
     @inlinable
@@ -62,12 +65,37 @@ extension CatalogSubscribing {
         _ event: Catalog,
         delivery: Delivery<MainActor> = .mainActor,
         replayLatest: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
         // Inlinable, so that a caller in another module runs it specialized for its bus: called
         // unspecialized, it reached the bus through the protocol's witness and looked up the
         // catalog's associated types on every `on`. The engine behind the one entry it calls
         // stays opaque.
+        bus.subscribe(event, delivery: delivery, replayLatest: replayLatest, file: file, line: line, callback: callback)
+    }
+
+    /// Subscribes `callback` to `event`, on the main actor, without naming the call site.
+    ///
+    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
+    /// source code calls the one that names its call site.
+    ///
+    /// - Parameters:
+    ///   - event: The event to listen to.
+    ///   - delivery: ``Delivery/mainActor``, the default.
+    ///   - replayLatest: Whether to first receive the latest payload fired before subscribing.
+    ///   - callback: Called on the main actor with each payload of `event`.
+    /// - Returns: The subscription.
+    @inlinable
+    @discardableResult
+    @_disfavoredOverload
+    public func on(
+        _ event: Catalog,
+        delivery: Delivery<MainActor> = .mainActor,
+        replayLatest: Bool = false,
+        callback: @escaping @MainActor @Sendable (Catalog.Payload) -> Void
+    ) -> EventSubscription {
         bus.subscribe(event, delivery: delivery, replayLatest: replayLatest, callback: callback)
     }
 
@@ -80,6 +108,8 @@ extension CatalogSubscribing {
     ///     is ``ReplayRule/latestOnRequest``. A replay comes before anything fired after the
     ///     subscription, and is delivered before `on` returns unless another thread is delivering on
     ///     the immediate lane at that moment: that thread then delivers it, next.
+    ///   - file: Where `on` is called; a timeline names it. Leave the default.
+    ///   - line: The line of the call; leave the default.
     ///   - callback: Called on the firing thread with each payload of `event`.
     /// - Returns: The subscription.
     @inlinable
@@ -88,9 +118,34 @@ extension CatalogSubscribing {
         _ event: Catalog,
         delivery: Delivery<FiringThread>,
         replayLatest: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         callback: @escaping @Sendable (Catalog.Payload) -> Void
     ) -> EventSubscription {
         // Inlinable for the same reason as the main-actor `on`.
+        bus.subscribe(event, delivery: delivery, replayLatest: replayLatest, file: file, line: line, callback: callback)
+    }
+
+    /// Subscribes `callback` to `event`, on the firing thread, without naming the call site.
+    ///
+    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
+    /// source code calls the one that names its call site.
+    ///
+    /// - Parameters:
+    ///   - event: The event to listen to.
+    ///   - delivery: ``Delivery/immediate``.
+    ///   - replayLatest: Whether to first receive the latest earlier payload.
+    ///   - callback: Called on the firing thread with each payload of `event`.
+    /// - Returns: The subscription.
+    @inlinable
+    @discardableResult
+    @_disfavoredOverload
+    public func on(
+        _ event: Catalog,
+        delivery: Delivery<FiringThread>,
+        replayLatest: Bool = false,
+        callback: @escaping @Sendable (Catalog.Payload) -> Void
+    ) -> EventSubscription {
         bus.subscribe(event, delivery: delivery, replayLatest: replayLatest, callback: callback)
     }
 
@@ -113,6 +168,8 @@ extension CatalogSubscribing {
     ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
     ///   - replayLatest: Whether to first receive the latest earlier payload, for events whose rule
     ///     is ``ReplayRule/latestOnRequest``.
+    ///   - file: Where `on` is called; a timeline names it. Leave the default.
+    ///   - line: The line of the call; leave the default.
     ///   - callback: Called isolated to the actor with the actor and each payload of `event`.
     /// - Returns: The subscription.
     @discardableResult
@@ -120,11 +177,36 @@ extension CatalogSubscribing {
         _ event: Catalog,
         delivery: Delivery<A>,
         replayLatest: Bool = false,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         callback: @escaping @Sendable (isolated A, Catalog.Payload) -> Void
     ) -> EventSubscription {
-        bus.subscribe(event, isolatedTo: delivery, replayLatest: replayLatest) { actor, payload, _ in
+        bus.subscribe(event, isolatedTo: delivery, replayLatest: replayLatest, file: file, line: line) {
+            actor, payload, _ in
             callback(actor, payload)
         }
+    }
+
+    /// Subscribes `callback` to `event`, isolated to an actor, without naming the call site.
+    ///
+    /// The form without `file` and `line`, kept for the binaries built against 1.0.0 that call it:
+    /// source code calls the one that names its call site.
+    ///
+    /// - Parameters:
+    ///   - event: The event to listen to.
+    ///   - delivery: ``Delivery/isolated(to:)``; the bus holds the actor weakly.
+    ///   - replayLatest: Whether to first receive the latest earlier payload.
+    ///   - callback: Called isolated to the actor with the actor and each payload of `event`.
+    /// - Returns: The subscription.
+    @discardableResult
+    @_disfavoredOverload
+    public func on<A: Actor>(
+        _ event: Catalog,
+        delivery: Delivery<A>,
+        replayLatest: Bool = false,
+        callback: @escaping @Sendable (isolated A, Catalog.Payload) -> Void
+    ) -> EventSubscription {
+        on(event, delivery: delivery, replayLatest: replayLatest, file: "", line: 0, callback: callback)
     }
 
     // MARK: The next event

@@ -23,6 +23,9 @@ struct AfterUnlock {
         var actorDrains: [(lane: Int, actor: any Actor, job: DeliveryLane.Job)] = []
         /// The job to start on the global executor that continues the immediate lane, if any.
         var immediateJob: DeliveryLane.Job?
+        /// The timeline a fire is recorded on, told once unlocked, and the fire.
+        var timeline: (any TimelineSink)?
+        var fire: (stamp: UInt64, event: Int, thread: UInt64, isMainThread: Bool) = (0, 0, 0, false)
     }
 
     var scheduleMain = false
@@ -49,6 +52,13 @@ struct AfterUnlock {
         } else {
             ensureActions().retired.append(replay)
         }
+    }
+
+    /// Tells `sink` of the fire `stamp` after unlocking, with the time its locked section ended.
+    mutating func recordFire(stamp: UInt64, event: Int, to sink: any TimelineSink) {
+        let actions = ensureActions()
+        actions.timeline = sink
+        actions.fire = (stamp, event, CurrentThread.id, CurrentThread.isMain)
     }
 
     private mutating func ensureActions() -> Actions {
@@ -130,6 +140,12 @@ struct AfterUnlock {
     private mutating func run(
         _ actions: Actions, diagnostics hook: (@Sendable (BusDiagnostic) -> Void)?, storage: BusStorage
     ) {
+        if let sink = actions.timeline {
+            let fire = actions.fire
+            sink.fired(
+                stamp: fire.stamp, end: MonotonicClock.nanoseconds, event: fire.event, thread: fire.thread,
+                isMainThread: fire.isMainThread)
+        }
         for lifetime in actions.lifetimes { lifetime.onEnd?() }
         releasedCallback = nil
         actions.callbacks = []
@@ -139,7 +155,7 @@ struct AfterUnlock {
         for replay in actions.retired { storage.destroyRetired(replay) }
         for (lane, actor, job) in actions.actorDrains { storage.scheduleDrain(lane: lane, on: actor, job: job) }
         if let job = actions.immediateJob { storage.scheduleImmediateDrain(job: job) }
-        for diagnostic in actions.diagnostics { hook?(diagnostic) }
+        for diagnostic in actions.diagnostics { storage.report(diagnostic) }
         for continuation in actions.continuations { continuation.resume() }
     }
 }

@@ -33,6 +33,17 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
     /// `bus` is the bus's name (the scope's description, for a bus the container created). Look the
     /// scope's bus up again to subscribe to the scope as it is now.
     case subscribedToReleasedBus(bus: String)
+    /// A main-actor callback ran longer than the bus's ``CatalogBus/slowListenerThreshold`` (one
+    /// frame, 16 ms, unless set otherwise): the listener that made the app hitch.
+    ///
+    /// `file` and `line` are where its `on` was called, as `#fileID` and `#line` say; `""` and 0
+    /// for a `once`, an owner-bound `on`, and a subscription made by a binary built against 1.0.0,
+    /// which pass no site. `duration` is how long the callback ran, in seconds. Reported whether or not a timeline
+    /// records, as the main-actor job that ran it ends. The first 16 callbacks of every main-actor
+    /// job are timed one by one, and the rest in spans of up to 16: a slow callback among others
+    /// in a span is named the next time it runs within the next 8 main-actor jobs, which time
+    /// each callback alone.
+    case slowListener(event: String, file: String, line: Int, duration: TimeInterval)
 
     /// A line for logs.
     public var description: String {
@@ -46,6 +57,8 @@ public enum BusDiagnostic: Sendable, CustomStringConvertible {
         case .subscribedToReleasedBus(let bus):
             "a subscription was made on the app bus \(bus) after its container released it: it ended at once; "
                 + "look the scope's bus up again to subscribe to it"
+        case .slowListener(let event, let file, let line, let duration):
+            "slow main-actor listener of \(event)\(file.isEmpty ? "" : " at \(file):\(line)"): \(Int(duration * 1_000)) ms"
         }
     }
 }

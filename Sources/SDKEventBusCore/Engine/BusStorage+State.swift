@@ -25,6 +25,11 @@ extension BusStorage {
         /// use, so that a fire looks its event up with one hash lookup under the lock it takes anyway.
         var eventsByKey: [ObjectIdentifier: Int] = [:]
         let layout: PayloadLayout
+        /// The timeline recording the bus, if one is installed: every fire checks it, once.
+        var timeline: (any TimelineSink)?
+        /// The rest of what timelines and slow-listener reports keep, in an object of its own: its
+        /// fields are rarely used, and out of this struct they cost its copies nothing.
+        let annotations = Annotations()
         #if DEBUG || SDKEVENTBUS_TEST_HOOKS
             // Only in the builds tests run in (debug, and `Scripts/test-release.sh`'s release build
             // with this condition): a release build carries no field for tests.
@@ -50,6 +55,27 @@ extension BusStorage.State {
         #else
             .job
         #endif
+    }
+
+    /// The budget of a job of `lane`: the main lane's also names slow listeners, and times more
+    /// callbacks alone once after a job found a slow one it could not name.
+    func jobBudget(lane: Int) -> DeliveryBudget.Limit {
+        var limit = jobBudget
+        guard lane == BusStorage.mainLane else { return limit }
+        limit.slowNanoseconds = annotations.slowListenerThreshold
+        guard annotations.isolatingMainJobs > 0 else {
+            limit.isolated = DeliveryBudget.Limit.isolatedPerJob
+            return limit
+        }
+        annotations.isolatingMainJobs -= 1
+        limit.isolated = DeliveryBudget.Limit.isolatedAfterHitch
+        return limit
+    }
+
+    /// The stamp of a fire a timeline records: now, or the nanosecond after the last one.
+    func nextFireStamp() -> UInt64 {
+        annotations.lastFireStamp = max(MonotonicClock.nanoseconds, annotations.lastFireStamp &+ 1)
+        return annotations.lastFireStamp
     }
 
     /// The index of the event `key`, added if new.
@@ -121,13 +147,16 @@ extension BusStorage.State {
         let mark = registry.nextID
         var inline: BusStorage.InlineDelivery?
         var priority = FirePriority.unread
+        // The one check of a fire for a timeline: with none, nothing more is done for it.
+        let stamp = timeline == nil ? 0 : recordFire(event: event, work: &work)
         // Only buckets with live subscriptions are routed, and a route carries its lane: a fire
         // reads no bucket.
         var index = 0
         while index < registry.routes[event].count {
             let target = registry.routes[event][index]
             let routes = registry.routes[event].count
-            let header = DeliveryHeader(bucket: target.bucket, mark: mark)
+            var header = DeliveryHeader(bucket: target.bucket, mark: mark)
+            header.targetSlot = stamp
             // The main lane and an idle immediate lane read no priority: kept inline.
             if target.lane == BusStorage.mainLane {
                 routeToMainLane(header, payload: payload, work: &work)
@@ -143,6 +172,16 @@ extension BusStorage.State {
             if registry.routes[event].count == routes { index += 1 }
         }
         return inline
+    }
+
+    /// Stamps a fire for the timeline, and leaves its record to hand over once unlocked.
+    ///
+    /// - Returns: The fire's stamp, which its deliveries carry.
+    @inline(never)
+    private mutating func recordFire(event: Int, work: inout AfterUnlock) -> Int {
+        let stamp = nextFireStamp()
+        work.recordFire(stamp: stamp, event: event, to: timeline.unsafelyUnwrapped)
+        return Int(truncatingIfNeeded: stamp)
     }
 
     /// Queues a delivery on its lane, scheduling the lane's drain if needed.

@@ -36,10 +36,18 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     private let immediateCursor: PassCursor
     /// How to destroy a replaced replay once the lock is released.
     private let layout: PayloadLayout
+    /// The name of an event, for diagnostics and timelines.
+    package let eventName: @Sendable (Int) -> String
 
-    package init(layout: PayloadLayout, replayRules: [ReplayRule], diagnostics: (@Sendable (BusDiagnostic) -> Void)?) {
+    package init(
+        layout: PayloadLayout,
+        replayRules: [ReplayRule],
+        diagnostics: (@Sendable (BusDiagnostic) -> Void)?,
+        eventName: @escaping @Sendable (Int) -> String
+    ) {
         busID = Self.makeBusID()
         self.diagnostics = diagnostics
+        self.eventName = eventName
         self.layout = layout
         let main = DeliveryLane(name: "main actor", layout: layout)
         let immediate = DeliveryLane(name: "immediate", layout: layout)
@@ -66,6 +74,8 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///   - selector: Where the callback runs.
     ///   - lifetime: The owner and end hook, if any.
     ///   - replayLatest: Whether to replay the latest payload of a ``ReplayRule/latestOnRequest`` event.
+    ///   - file: The file of the `on` that subscribes (`#fileID`), if known.
+    ///   - line: Its line.
     ///   - makeCallback: Makes the callback, given the subscription's own token.
     /// - Returns: The token. On a shut-down bus it is inert and the end hook has already run.
     package func subscribe(
@@ -73,16 +83,20 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         lane selector: LaneSelector,
         lifetime: SubscriptionLifetime? = nil,
         replayLatest: Bool = false,
+        file: StaticString? = nil,
+        line: UInt = 0,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
         var work = AfterUnlock()
         let (token, inline) = state.withLock { state -> (EventSubscription, InlineDelivery?) in
             if lifetime?.ownerID != nil { state.end(state.registry.sweepDeadOwnersIfDue(), into: &work) }
             let lane = state.lane(for: selector, into: &work)
+            let site = file.map { state.annotations.sites.index(of: $0, line: line) } ?? 0
             let (token, bucket) = state.registry.subscribe(
                 event: event,
                 lane: lane,
                 lifetime: lifetime,
+                site: site,
                 token: { EventSubscription(busID: busID, listenerID: $0, slot: $1, issuer: self) },
                 makeCallback: makeCallback
             )
@@ -108,16 +122,23 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// Subscribes a callback that does not need its own subscription; see
-    /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
+    /// ``subscribe(event:lane:lifetime:replayLatest:file:line:makeCallback:)``.
+    ///
+    /// Not optimized, and so not inlined: optimized, the compiler copied that function (1.5 KB)
+    /// and the registry's subscribe for the closure below, a tenth of the core's budget for code
+    /// (Scripts/budgets.py), to save an indirect call per `on`.
+    @_optimize(none)
     func subscribe(
         event: Int,
         lane selector: LaneSelector,
         replayLatest: Bool,
+        file: StaticString? = nil,
+        line: UInt = 0,
         callback: consuming ErasedCallback
     ) -> EventSubscription {
         // Moved into the entry, not copied: a copy retained the callback only to release this one.
         var callback = Optional(callback)
-        return subscribe(event: event, lane: selector, replayLatest: replayLatest) { _ in
+        return subscribe(event: event, lane: selector, replayLatest: replayLatest, file: file, line: line) { _ in
             callback.take().unsafelyUnwrapped
         }
     }
@@ -403,10 +424,12 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// delivers an unbounded stream of background threads' events.
     private func deliverImmediately(_ inline: InlineDelivery) {
         var unlimited = DeliveryBudget.unlimited
+        // A fire a timeline records carries its stamp: the one check for it here.
+        let timeline = inline.header.fireStamp == 0 ? nil : jobTimeline(lane: Self.immediateLane)
         withUnsafePointer(to: inline.header) { header in
             _ = deliver(
                 header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
-                budget: &unlimited)
+                budget: &unlimited, timeline: timeline)
         }
         guard let next = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil, job: nil)
         else { return }
@@ -423,7 +446,10 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             yieldJob(lane: Self.immediateLane, holding: batch, job: job)
             return
         }
-        drain(from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job)
+        // The timeline of this thread's own fire: at the moment recording starts or stops, the
+        // deliveries of the other fires drained here may be left out, never misattributed.
+        drain(
+            from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job, timeline: timeline)
     }
 
     /// Schedules a job on the global executor that continues the immediate lane: once a firing
@@ -471,16 +497,17 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// start or at the end of its batch.
     private func drainJob(lane: Int, cursor: PassCursor, job: DeliveryLane.Job?) {
         var work = AfterUnlock()
-        let (start, limit) = state.withLock { state -> (DeliveryLane.HeldBatch?, DeliveryBudget.Limit) in
-            guard lane < state.lanes.count else { return (nil, state.jobBudget) }
+        let (start, limit, timeline) = state.withLock {
+            state -> (DeliveryLane.HeldBatch?, DeliveryBudget.Limit, JobTimeline?) in
+            guard lane < state.lanes.count else { return (nil, state.jobBudget, nil) }
             let start = state.lanes[lane].start(job)
             // A drain that ends here may leave its lane with nothing: free it.
             if start == nil { state.vacate(lane: lane, into: &work) }
-            return (start, state.jobBudget)
+            return (start, state.jobBudget(lane: lane), state.jobTimeline(lane: lane))
         }
         if !work.isEmpty { work.run(diagnostics: diagnostics, storage: self) }
         guard let start else { return }
-        drain(from: start, lane: lane, cursor: cursor, limit: limit, job: job)
+        drain(from: start, lane: lane, cursor: cursor, limit: limit, job: job, timeline: timeline)
     }
 
     /// Delivers from `start` on, batch after batch, until the lane is empty or `limit` is spent;
@@ -493,17 +520,21 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         lane: Int,
         cursor: PassCursor,
         limit: DeliveryBudget.Limit,
-        job: DeliveryLane.Job?
+        job: DeliveryLane.Job?,
+        timeline: JobTimeline?
     ) {
         var current = start
         var budget = DeliveryBudget(limit)
         while true {
-            if deliver(&current, lane: lane, cursor: cursor, budget: &budget) {
+            if deliver(&current, lane: lane, cursor: cursor, budget: &budget, timeline: timeline) {
+                reportSlowCalls(of: &budget)
                 yieldJob(lane: lane, holding: current, job: job)
                 return
             }
             // Outside the lock: destroying a payload may run user code.
             current.buffer.removeAll()
+            // Before the batch counts as delivered: a `flush` returns after the report.
+            reportSlowCalls(of: &budget)
             guard !budget.isSpent else {
                 yieldJob(lane: lane, delivered: current.index, recycling: current.buffer, job: job)
                 return
@@ -524,7 +555,8 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         _ current: inout DeliveryLane.HeldBatch,
         lane: Int,
         cursor: PassCursor,
-        budget: inout DeliveryBudget
+        budget: inout DeliveryBudget,
+        timeline: JobTimeline?
     ) -> Bool {
         let batch = current.buffer
         let count = batch.count
@@ -532,7 +564,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             let entry = batch.entry(at: current.index)
             if let stop = deliver(
                 entry.assumingMemoryBound(to: DeliveryHeader.self), payload: entry + batch.payloadOffset,
-                from: current.resumeID, lane: lane, cursor: cursor, budget: &budget)
+                from: current.resumeID, lane: lane, cursor: cursor, budget: &budget, timeline: timeline)
             {
                 current.resumeID = stop
                 return true
@@ -617,23 +649,27 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         from resumeID: UInt64,
         lane: Int,
         cursor: PassCursor,
-        budget: inout DeliveryBudget
+        budget: inout DeliveryBudget,
+        timeline: JobTimeline?
     ) -> UInt64? {
         let bucket = header.pointee.bucket.takeUnretainedValue()
         if header.pointee.isReplay {
-            let target = state.withLock { state -> UnsafeMutablePointer<ListenerEntry>? in
+            let target = state.withLock { state -> (entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? in
                 let token = EventSubscription(
                     busID: busID, listenerID: header.pointee.targetID, slot: header.pointee.targetSlot, issuer: nil)
-                return state.registry.entry(of: token)?.entry
+                return state.registry.entry(of: token).map { ($0.entry, $0.site) }
             }
             guard let target else { return nil }
-            DeliveryPass.call(target, payload: payload, bucket: bucket, cursor: cursor) { actOnRequests(lane: lane) }
+            DeliveryPass.call(
+                target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: timeline
+            ) { actOnRequests(lane: lane) }
+            // A replay is not named if slow: the next jobs time each callback alone instead.
             _ = budget.spend()
             return nil
         }
         return DeliveryPass.run(
             payload: payload, bucket: bucket, mark: header.pointee.mark, from: resumeID, cursor: cursor,
-            budget: &budget
+            budget: &budget, timeline: timeline, fire: header.pointee.fireStamp
         ) {
             actOnRequests(lane: lane)
         }

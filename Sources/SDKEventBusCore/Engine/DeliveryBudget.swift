@@ -21,6 +21,12 @@ struct DeliveryBudget {
         var nanoseconds: UInt64
         /// Callbacks before the first clock read; spans follow the measured cost from there.
         var firstCheck: Int
+        /// A callback timed alone that ran at least this long is a slow listener (the main lane's
+        /// budgets: ``BusDiagnostic/slowListener(event:file:line:duration:)``); `.max` for none.
+        var slowNanoseconds: UInt64 = .max
+        /// How many callbacks after the first check are timed alone, one clock read each, so that a
+        /// slow one among them is named.
+        var isolated = 0
         #if DEBUG || SDKEVENTBUS_TEST_HOOKS
             /// A test's clock, read instead of the monotonic one: callbacks of known simulated cost
             /// advance it (``BusStorage/limitJobs(toNanoseconds:clock:)``).
@@ -31,6 +37,26 @@ struct DeliveryBudget {
         ///
         /// The first span is one callback, which tells the cost of the next.
         static let job = Limit(nanoseconds: 2_000_000, firstCheck: 1)
+
+        /// A frame at 60 Hz: 16 ms.
+        static var defaultSlowNanoseconds: UInt64 { 16_000_000 }
+        /// The callbacks timed alone at the start of each main-actor job: a job of a few fires, the
+        /// common one, times each callback; a burst pays 16 clock reads per job of about 2 ms.
+        static var isolatedPerJob: Int { 16 }
+        /// The callbacks timed alone in each of the main lane's next ``jobsIsolatedAfterHitch`` jobs
+        /// after a span of several callbacks ran over the threshold: the slow one is named when it
+        /// runs again.
+        static var isolatedAfterHitch: Int { 4_096 }
+        /// How many main-actor jobs time ``isolatedAfterHitch`` callbacks alone after such a span.
+        static var jobsIsolatedAfterHitch: Int { 8 }
+    }
+
+    /// A callback timed alone that ran past ``Limit/slowNanoseconds``: its event, its
+    /// subscription's site (``SubscriptionSites``) and how long it ran.
+    struct SlowCall {
+        let event: Int
+        let site: UInt32
+        let nanoseconds: UInt64
     }
 
     /// The time a span aims at: its clock read is about 1% of it, and the job finds its end within
@@ -49,6 +75,13 @@ struct DeliveryBudget {
     private var countdown: Int
     /// Whether the budget ran out: the job stops at the next point it can resume from.
     private(set) var isSpent = false
+    private let slowNanoseconds: UInt64
+    /// Callbacks still to time alone.
+    private var isolated: Int
+    /// The first slow callback this job timed alone.
+    private(set) var slowCall: SlowCall?
+    /// Whether a span of several callbacks ran past the slow threshold: one of them was slow.
+    private(set) var hasUnnamedSlowCall = false
     #if DEBUG || SDKEVENTBUS_TEST_HOOKS
         private let clock: (@Sendable () -> UInt64)?
     #endif
@@ -65,6 +98,8 @@ struct DeliveryBudget {
         countdown = limit.firstCheck
         lastCheck = now
         deadline = now &+ limit.nanoseconds
+        slowNanoseconds = limit.slowNanoseconds
+        isolated = limit.isolated
     }
 
     private init(unlimited: Void) {
@@ -75,6 +110,8 @@ struct DeliveryBudget {
         lastCheck = 0
         spacing = .max
         countdown = .max
+        slowNanoseconds = .max
+        isolated = 0
     }
 
     /// No limit, never reading the clock: for a firing thread's own fire, whose immediate
@@ -83,24 +120,34 @@ struct DeliveryBudget {
 
     /// Counts one callback made.
     ///
+    /// - Parameters:
+    ///   - event: The callback's event, named if it was slow.
+    ///   - site: The callback's site index, read only if it was slow.
     /// - Returns: Whether the budget is now spent.
     @inline(__always)
-    mutating func spend() -> Bool {
+    mutating func spend(event: Int = -1, site: UnsafePointer<UInt32>? = nil) -> Bool {
         countdown &-= 1
-        return countdown == 0 && check()
+        return countdown == 0 && check(event: event, site: site)
     }
 
-    /// Reads the clock at the end of a span: the budget is spent once its time has passed;
-    /// otherwise the next span's length follows the time this one took.
+    /// Reads the clock at the end of a span: notes a slow callback; the budget is spent once its
+    /// time has passed; otherwise the next span's length follows the time this one took.
     @inline(never)
-    private mutating func check() -> Bool {
+    private mutating func check(event: Int, site: UnsafePointer<UInt32>?) -> Bool {
         let now = readClock()
+        let elapsed = now &- lastCheck
+        if elapsed >= slowNanoseconds { noteSlowSpan(elapsed, event: event, site: site) }
         if now >= deadline {
             isSpent = true
             return true
         }
-        let elapsed = now &- lastCheck
         lastCheck = now
+        if isolated > 0 {
+            isolated -= 1
+            spacing = 1
+            countdown = 1
+            return false
+        }
         // A test's first span may be longer than any later one.
         let current = min(spacing, Self.maximumSpacing)
         if elapsed > Self.spanNanoseconds * 4 {
@@ -114,6 +161,29 @@ struct DeliveryBudget {
         }
         countdown = spacing
         return false
+    }
+
+    /// Whether the budget found a slow callback, named or not.
+    @inline(__always)
+    var hasFindings: Bool { slowCall != nil || hasUnnamedSlowCall }
+
+    /// The budget as it is, and forgets what it found about slow callbacks.
+    mutating func takeFindings() -> DeliveryBudget {
+        defer {
+            slowCall = nil
+            hasUnnamedSlowCall = false
+        }
+        return self
+    }
+
+    /// A span that ran past the slow threshold: named if it was one callback, else the lane's next
+    /// job times each callback alone.
+    private mutating func noteSlowSpan(_ elapsed: UInt64, event: Int, site: UnsafePointer<UInt32>?) {
+        guard spacing == 1, let site else {
+            hasUnnamedSlowCall = true
+            return
+        }
+        if slowCall == nil { slowCall = SlowCall(event: event, site: site.pointee, nanoseconds: elapsed) }
     }
 
     @inline(__always)

@@ -7,7 +7,13 @@ struct DeliveryHeader {
     /// For a replay, the one subscription it is for (its token's listener id and slot); `.max`
     /// for a fire.
     var targetID: UInt64 = .max
-    var targetSlot: Int = -1
+    /// For a replay, the subscription's slot; for a fire a timeline records, the fire's stamp
+    /// (see ``TimelineSink``), and 0 otherwise.
+    var targetSlot: Int = 0
 
     var isReplay: Bool { targetID != .max }
+
+    /// The stamp of the fire a timeline recorded; 0 for a replay, or when none records.
+    @inline(__always)
+    var fireStamp: UInt64 { isReplay ? 0 : UInt64(truncatingIfNeeded: targetSlot) }
 }

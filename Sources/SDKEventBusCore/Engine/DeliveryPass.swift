@@ -10,7 +10,9 @@ enum DeliveryPass {
     ///
     /// Per listener: one store of the cursor, one atomic load of its state, the call, one load of
     /// the request flag and one count of the budget. No lock, no allocation, no retain of the
-    /// listener.
+    /// listener. While a timeline records (`timeline`), the pass is
+    /// ``runRecording(payload:bucket:mark:from:cursor:budget:timeline:fire:onRequest:)``: one check
+    /// per pass, none per listener.
     ///
     /// - Returns: `nil` once every listener is called; otherwise the budget ran out, and this is
     ///   the id to resume from (the pass has left the bucket, so `off` need not wait for it).
@@ -22,11 +24,19 @@ enum DeliveryPass {
         from resumeID: UInt64,
         cursor: PassCursor,
         budget: inout DeliveryBudget,
+        timeline: BusStorage.JobTimeline?,
+        fire: UInt64,
         onRequest: () -> Void
     ) -> UInt64? {
+        if let timeline {
+            return runRecording(
+                payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
+                timeline: timeline, fire: fire, onRequest: onRequest)
+        }
         if cursor.enter(bucket.number) { onRequest() }
         var stop: UInt64?
-        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, count in
+        let event = bucket.event
+        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, sites, count in
             for index in 0..<count {
                 let entry = entries + index
                 let id = entry.pointee.id
@@ -37,7 +47,66 @@ enum DeliveryPass {
                 guard ListenerEntry.isLive(entry) else { continue }
                 entry.pointee.callback.function(payload)
                 if cursor.hasRequests { onRequest() }
-                if budget.spend() {
+                if budget.spend(event: event, site: sites + index) {
+                    stop = id + 1
+                    return false
+                }
+            }
+            return true
+        }
+        cursor.leave()
+        return stop
+    }
+
+    /// The pass while a timeline records: the same loop, each call going through
+    /// ``record(_:fire:entry:site:payload:bucket:)``, which times it and tells the timeline.
+    @inline(never)
+    private static func runRecording(
+        payload: UnsafeRawPointer,
+        bucket: ListenerBucket,
+        mark: UInt64,
+        from resumeID: UInt64,
+        cursor: PassCursor,
+        budget: inout DeliveryBudget,
+        timeline: BusStorage.JobTimeline,
+        fire: UInt64,
+        onRequest: () -> Void
+    ) -> UInt64? {
+        pass(
+            payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
+            onRequest: onRequest
+        ) { entry, site in
+            record(timeline, fire: fire, entry: entry, site: site.pointee, payload: payload, bucket: bucket)
+        }
+    }
+
+    /// The loop of a recording pass, with `call` calling each listener.
+    @inline(__always)
+    private static func pass(
+        payload: UnsafeRawPointer,
+        bucket: ListenerBucket,
+        mark: UInt64,
+        from resumeID: UInt64,
+        cursor: PassCursor,
+        budget: inout DeliveryBudget,
+        onRequest: () -> Void,
+        call: (UnsafeMutablePointer<ListenerEntry>, UnsafePointer<UInt32>) -> Void
+    ) -> UInt64? {
+        if cursor.enter(bucket.number) { onRequest() }
+        var stop: UInt64?
+        let event = bucket.event
+        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, sites, count in
+            for index in 0..<count {
+                let entry = entries + index
+                let id = entry.pointee.id
+                // Listeners are in subscription order: stop at the first one subscribed after the fire.
+                guard id < mark else { return false }
+                guard id >= resumeID else { continue }
+                cursor.move(to: id)
+                guard ListenerEntry.isLive(entry) else { continue }
+                call(entry, sites + index)
+                if cursor.hasRequests { onRequest() }
+                if budget.spend(event: event, site: sites + index) {
                     stop = id + 1
                     return false
                 }
@@ -51,17 +120,43 @@ enum DeliveryPass {
     /// Calls one listener, for a replay owed to it.
     static func call(
         _ entry: UnsafeMutablePointer<ListenerEntry>,
+        site: UInt32,
         payload: UnsafeRawPointer,
         bucket: ListenerBucket,
         cursor: PassCursor,
+        timeline: BusStorage.JobTimeline?,
         onRequest: () -> Void
     ) {
         if cursor.enter(bucket.number) { onRequest() }
         cursor.move(to: entry.pointee.id)
         if ListenerEntry.isLive(entry) {
-            entry.pointee.callback.function(payload)
+            if let timeline {
+                record(timeline, fire: 0, entry: entry, site: site, payload: payload, bucket: bucket)
+            } else {
+                entry.pointee.callback.function(payload)
+            }
         }
         cursor.leave()
         if cursor.hasRequests { onRequest() }
+    }
+
+    /// Calls the listener of `entry`, timed, and tells the timeline before and after.
+    @inline(never)
+    private static func record(
+        _ timeline: BusStorage.JobTimeline,
+        fire: UInt64,
+        entry: UnsafeMutablePointer<ListenerEntry>,
+        site: UInt32,
+        payload: UnsafeRawPointer,
+        bucket: ListenerBucket
+    ) {
+        let sink = timeline.sink
+        let token = sink.willDeliver(fire: fire, event: bucket.event, laneName: timeline.laneName)
+        let start = MonotonicClock.nanoseconds
+        entry.pointee.callback.function(payload)
+        let end = MonotonicClock.nanoseconds
+        sink.delivered(
+            (fire, bucket.event, bucket.lane, timeline.laneName, entry.pointee.id, site), start: start, end: end,
+            token: token)
     }
 }

@@ -137,6 +137,7 @@ struct ListenerRegistry {
     ///   - event: The event subscribed to.
     ///   - lane: The lane that delivers to it.
     ///   - lifetime: The owner and end hook, if any.
+    ///   - site: Where it was made, in the bus's ``SubscriptionSites``; 0 for unknown.
     ///   - makeToken: Makes the subscription's token from its listener id and slot.
     ///   - makeCallback: Makes the callback, given the subscription's own token.
     /// - Returns: The token and the entry's bucket, unretained (the registry keeps it); `nil` bucket
@@ -145,6 +146,7 @@ struct ListenerRegistry {
         event: Int,
         lane: Int,
         lifetime: SubscriptionLifetime?,
+        site: UInt32 = 0,
         token makeToken: (_ listenerID: UInt64, _ slot: Int) -> EventSubscription,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> (token: EventSubscription, bucket: Unmanaged<ListenerBucket>?) {
@@ -155,7 +157,7 @@ struct ListenerRegistry {
         let slot = freeSlots.popLast() ?? appendSlot()
         let token = makeToken(id, Int(slot))
         let (number, position, isFirst) = bucketRef._withUnsafeGuaranteedRef { bucket in
-            let position = bucket.append(id: id, slot: slot, callback: makeCallback(token))
+            let position = bucket.append(id: id, slot: slot, site: site, callback: makeCallback(token))
             return (bucket.number, position, bucket.liveCount == 1)
         }
         if isFirst { addRoute(to: bucketRef, event: event, lane: lane) }
@@ -238,10 +240,12 @@ struct ListenerRegistry {
     }
 
     /// The live entry `token` names, for a replay owed to it.
-    func entry(of token: EventSubscription) -> (bucket: ListenerBucket, entry: UnsafeMutablePointer<ListenerEntry>)? {
+    func entry(
+        of token: EventSubscription
+    ) -> (bucket: ListenerBucket, entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? {
         guard let slot = liveSlot(of: token) else { return nil }
         let bucket = buckets[Int(slot.bucket)]
-        return (bucket, bucket.entry(at: Int(slot.position)))
+        return (bucket, bucket.entry(at: Int(slot.position)), bucket.site(at: Int(slot.position)))
     }
 
     // MARK: Handles

@@ -30,7 +30,8 @@ import Testing
     @MainActor
     @Test func aShutdownWhileABatchIsHeldBetweenJobsDestroysThePayloadsQueuedBehindIt() async {
         let live = LockedValue(0)
-        let storage = BusStorage(layout: .of(CountedPayload.self), replayRules: [.none], diagnostics: nil)
+        let storage = BusStorage(
+            layout: .of(CountedPayload.self), replayRules: [.none], diagnostics: nil, eventName: { "event \($0)" })
         storage.limitJobs(toCallbacks: 1)
         let calls = LockedValue(0)
         _ = storage.subscribe(event: 0, lane: .mainActor) { _ in
@@ -51,7 +52,8 @@ import Testing
     @MainActor
     @Test func payloadsAShutdownDropsDuringAPassAreDestroyedOutsideTheBusLock() async {
         let live = LockedValue(0)
-        let storage = BusStorage(layout: .of(CountedPayload.self), replayRules: [.none], diagnostics: nil)
+        let storage = BusStorage(
+            layout: .of(CountedPayload.self), replayRules: [.none], diagnostics: nil, eventName: { "event \($0)" })
         let calls = LockedValue(0)
         _ = storage.subscribe(event: 0, lane: .mainActor) { _ in
             .erasing(mainActor: { (_: CountedPayload) in

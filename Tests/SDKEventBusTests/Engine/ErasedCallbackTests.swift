@@ -70,7 +70,8 @@ import Testing
         _ values: [Payload],
         equal: @escaping @Sendable (Payload, Payload) -> Bool
     ) async -> Bool {
-        let storage = BusStorage(layout: .of(Payload.self), replayRules: [.sticky], diagnostics: nil)
+        let storage = BusStorage(
+            layout: .of(Payload.self), replayRules: [.sticky], diagnostics: nil, eventName: { "event \($0)" })
         let sink = Sink()
         let received = LockedValue<[String: [Payload]]>([:])
         func record(_ context: String) -> @Sendable (Payload) -> Void {

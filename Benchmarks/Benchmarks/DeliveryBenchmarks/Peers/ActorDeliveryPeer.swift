@@ -24,6 +24,7 @@ final class SDKEventBusActorPeer: ActorDeliveryPeer {
 
     init(listeners: Int, sink: ActorSink) {
         (bus, emitter) = EventBus.makeBus()
+        recordIfAsked(bus)
         for _ in 0..<listeners {
             bus.on(.bucketing, delivery: .isolated(to: sink)) { sink, payload in sink.receive(payload) }
         }

@@ -10,6 +10,7 @@ final class ImmediatePeer: DeliveryPeer {
 
     init(listeners: Int, sink: Sink) async {
         (bus, emitter) = EventBus.makeBus()
+        recordIfAsked(bus)
         for _ in 0..<listeners {
             _ = bus.on(.bucketing, delivery: .immediate, callback: inlineCallback(for: sink))
         }

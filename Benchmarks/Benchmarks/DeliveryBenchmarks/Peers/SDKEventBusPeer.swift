@@ -9,6 +9,7 @@ final class SDKEventBusPeer: DeliveryPeer {
 
     init(listeners: Int, sink: Sink) async {
         (bus, emitter) = EventBus.makeBus()
+        recordIfAsked(bus)
         for _ in 0..<listeners {
             _ = bus.on(.bucketing, callback: callback(for: sink))
         }
