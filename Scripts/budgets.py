@@ -45,10 +45,11 @@ BUDGETS = {
 
 # Module → (API entries, KB of machine code) it may not grow past: a ratchet, lowered as it shrinks.
 CEILINGS = {
-    # 77 → 85 entries, 112 → 119 KB: a slow main-actor listener named by its `on`'s file and line (the
-    # subscribing verbs' new overloads, the threshold, the diagnostic) and the engine's timeline hook
-    # (1.1.0); SDKEventBusTimeline holds the rest.
-    "SDKEventBusCore": (85, 119),
+    # 78 → 86 entries, 113 → 120 KB (119.3): a slow main-actor listener named by its `on`'s file and
+    # line (the subscribing verbs' new overloads, the threshold, the diagnostic) and the engine's
+    # timeline hook (1.2.0); SDKEventBusTimeline holds the rest. At the budget: what the core adds
+    # next must first find its room in it.
+    "SDKEventBusCore": (86, 120),
     "SDKEventBusWire": (34, 71),  # 67 → 71: the wire form's integer, nesting and path fixes, 65.9 → 70.2 KB (1.1.0)
     # 134 → 139 KB: an HTTP fetch's transfer is delegate-driven, so that `maximumBodySize` bounds its
     # memory (HTTPTransferSession, and the transfer's body handling); still far within the budget.

@@ -109,22 +109,24 @@ extension BusStorage {
 extension BusStorage.State {
     /// What timelines and slow-listener reports keep on a bus; guarded by the bus's lock.
     final class Annotations: @unchecked Sendable {
-        // @unchecked: reached only through the bus's state, under its lock.
+        // @unchecked: reached only through the bus's state, under its lock. For the same reason
+        // its fields are `@exclusivity(unchecked)`: the lock orders every access, and a class's
+        // fields are otherwise checked at run time on each one (`on` interns its site here).
 
         /// Where each subscription was made.
-        var sites = SubscriptionSites()
+        @exclusivity(unchecked) var sites = SubscriptionSites()
         /// What a timeline keeps on the bus between recordings (see
         /// ``BusStorage/timelineState(orMake:)``).
-        var timelineState: (any AnyObject & Sendable)?
+        @exclusivity(unchecked) var timelineState: (any AnyObject & Sendable)?
         /// The stamp of the last fire a timeline recorded (see ``TimelineSink``).
-        var lastFireStamp: UInt64 = 0
+        @exclusivity(unchecked) var lastFireStamp: UInt64 = 0
         /// A main-actor callback that runs longer is reported
         /// (``BusDiagnostic/slowListener(event:file:line:duration:)``); `.max` reports none.
-        var slowListenerThreshold: UInt64 = DeliveryBudget.Limit.defaultSlowNanoseconds
+        @exclusivity(unchecked) var slowListenerThreshold: UInt64 = DeliveryBudget.Limit.defaultSlowNanoseconds
         /// How many of the main lane's next jobs time their first
         /// ``DeliveryBudget/Limit/isolatedAfterHitch`` callbacks alone, to name a slow listener that
         /// a job found only within a span of several when it runs again.
-        var isolatingMainJobs = 0
+        @exclusivity(unchecked) var isolatingMainJobs = 0
     }
 
     /// The timeline to tell for a job of `lane`: `nil` when none records.

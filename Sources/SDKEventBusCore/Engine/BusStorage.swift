@@ -77,14 +77,21 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///   - file: The file of the `on` that subscribes (`#fileID`), if known.
     ///   - line: Its line.
     ///   - makeCallback: Makes the callback, given the subscription's own token.
+    ///   - unspecialized: Leave the default. The function is generic in name only, so that the
+    ///     optimizer does not copy it (1.6 KB, of the core's 120) for the one closure literal passed
+    ///     to it, in ``subscribe(event:lane:replayLatest:file:line:callback:)``: it copies a function
+    ///     per closure literal, but not through a generic call it may not specialize. Nothing is
+    ///     dispatched through `Unspecialized`.
     /// - Returns: The token. On a shut-down bus it is inert and the end hook has already run.
-    package func subscribe(
+    @_semantics("optimize.sil.specialize.generic.never")
+    package func subscribe<Unspecialized>(
         event: Int,
         lane selector: LaneSelector,
         lifetime: SubscriptionLifetime? = nil,
         replayLatest: Bool = false,
         file: StaticString? = nil,
         line: UInt = 0,
+        unspecialized: Unspecialized.Type = Never.self,
         makeCallback: (EventSubscription) -> ErasedCallback
     ) -> EventSubscription {
         var work = AfterUnlock()
@@ -123,11 +130,6 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Subscribes a callback that does not need its own subscription; see
     /// ``subscribe(event:lane:lifetime:replayLatest:file:line:makeCallback:)``.
-    ///
-    /// Not optimized, and so not inlined: optimized, the compiler copied that function (1.5 KB)
-    /// and the registry's subscribe for the closure below, a tenth of the core's budget for code
-    /// (Scripts/budgets.py), to save an indirect call per `on`.
-    @_optimize(none)
     func subscribe(
         event: Int,
         lane selector: LaneSelector,
@@ -641,6 +643,10 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
 
     /// Delivers one fire from the listener with id `resumeID` on, or one replay.
     ///
+    /// While a timeline records (`timeline`), ``deliverRecording(_:payload:from:lane:cursor:budget:timeline:)``
+    /// does instead: one check here, and this path stays as it was without timelines (it inlines
+    /// into the drains, and takes no reference for them).
+    ///
     /// - Returns: `nil` when done; otherwise the budget ran out and this is the id to resume from.
     @inline(__always)
     private func deliver(
@@ -652,26 +658,66 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         budget: inout DeliveryBudget,
         timeline: JobTimeline?
     ) -> UInt64? {
+        if let timeline {
+            return deliverRecording(
+                header, payload: payload, from: resumeID, lane: lane, cursor: cursor, budget: &budget,
+                timeline: timeline)
+        }
         let bucket = header.pointee.bucket.takeUnretainedValue()
         if header.pointee.isReplay {
-            let target = state.withLock { state -> (entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? in
-                let token = EventSubscription(
-                    busID: busID, listenerID: header.pointee.targetID, slot: header.pointee.targetSlot, issuer: nil)
-                return state.registry.entry(of: token).map { ($0.entry, $0.site) }
+            guard let target = replayTarget(of: header) else { return nil }
+            DeliveryPass.call(target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: nil) {
+                actOnRequests(lane: lane)
             }
-            guard let target else { return nil }
-            DeliveryPass.call(
-                target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: timeline
-            ) { actOnRequests(lane: lane) }
             // A replay is not named if slow: the next jobs time each callback alone instead.
             _ = budget.spend()
             return nil
         }
         return DeliveryPass.run(
             payload: payload, bucket: bucket, mark: header.pointee.mark, from: resumeID, cursor: cursor,
+            budget: &budget
+        ) {
+            actOnRequests(lane: lane)
+        }
+    }
+
+    /// ``deliver(_:payload:from:lane:cursor:budget:timeline:)`` while a timeline records: each call
+    /// timed and told to it.
+    @inline(never)
+    private func deliverRecording(
+        _ header: UnsafePointer<DeliveryHeader>,
+        payload: UnsafeRawPointer,
+        from resumeID: UInt64,
+        lane: Int,
+        cursor: PassCursor,
+        budget: inout DeliveryBudget,
+        timeline: JobTimeline
+    ) -> UInt64? {
+        let bucket = header.pointee.bucket.takeUnretainedValue()
+        if header.pointee.isReplay {
+            guard let target = replayTarget(of: header) else { return nil }
+            DeliveryPass.call(
+                target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: timeline
+            ) { actOnRequests(lane: lane) }
+            _ = budget.spend()
+            return nil
+        }
+        return DeliveryPass.runRecording(
+            payload: payload, bucket: bucket, mark: header.pointee.mark, from: resumeID, cursor: cursor,
             budget: &budget, timeline: timeline, fire: header.pointee.fireStamp
         ) {
             actOnRequests(lane: lane)
+        }
+    }
+
+    /// The live entry a replay is owed to, and its site; `nil` once its subscription ended.
+    private func replayTarget(
+        of header: UnsafePointer<DeliveryHeader>
+    ) -> (entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? {
+        state.withLock { state in
+            let token = EventSubscription(
+                busID: busID, listenerID: header.pointee.targetID, slot: header.pointee.targetSlot, issuer: nil)
+            return state.registry.entry(of: token).map { ($0.entry, $0.site) }
         }
     }
 

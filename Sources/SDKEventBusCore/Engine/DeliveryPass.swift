@@ -10,9 +10,9 @@ enum DeliveryPass {
     ///
     /// Per listener: one store of the cursor, one atomic load of its state, the call, one load of
     /// the request flag and one count of the budget. No lock, no allocation, no retain of the
-    /// listener. While a timeline records (`timeline`), the pass is
-    /// ``runRecording(payload:bucket:mark:from:cursor:budget:timeline:fire:onRequest:)``: one check
-    /// per pass, none per listener.
+    /// listener. While a timeline records, the caller runs
+    /// ``runRecording(payload:bucket:mark:from:cursor:budget:timeline:fire:onRequest:)`` instead:
+    /// this loop knows nothing of timelines.
     ///
     /// - Returns: `nil` once every listener is called; otherwise the budget ran out, and this is
     ///   the id to resume from (the pass has left the bucket, so `off` need not wait for it).
@@ -24,15 +24,8 @@ enum DeliveryPass {
         from resumeID: UInt64,
         cursor: PassCursor,
         budget: inout DeliveryBudget,
-        timeline: BusStorage.JobTimeline?,
-        fire: UInt64,
         onRequest: () -> Void
     ) -> UInt64? {
-        if let timeline {
-            return runRecording(
-                payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
-                timeline: timeline, fire: fire, onRequest: onRequest)
-        }
         if cursor.enter(bucket.number) { onRequest() }
         var stop: UInt64?
         let event = bucket.event
@@ -61,7 +54,7 @@ enum DeliveryPass {
     /// The pass while a timeline records: the same loop, each call going through
     /// ``record(_:fire:entry:site:payload:bucket:)``, which times it and tells the timeline.
     @inline(never)
-    private static func runRecording(
+    static func runRecording(
         payload: UnsafeRawPointer,
         bucket: ListenerBucket,
         mark: UInt64,
