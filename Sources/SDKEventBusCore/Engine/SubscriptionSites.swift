@@ -28,6 +28,8 @@ struct SubscriptionSites {
         var index = 0
         while index < rows.count, rows[index] != pointer || rows[index + 1] != line { index += 2 }
         if index == rows.count {
+            // Room for 16 sites at once: a bus's first `on` calls do not grow the table one by one.
+            if rows.isEmpty { rows.reserveCapacity(32) }
             rows.append(pointer)
             rows.append(line)
         }
