@@ -426,12 +426,19 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     /// delivers an unbounded stream of background threads' events.
     private func deliverImmediately(_ inline: InlineDelivery) {
         var unlimited = DeliveryBudget.unlimited
-        // A fire a timeline records carries its stamp: the one check for it here.
-        let timeline = inline.header.fireStamp == 0 ? nil : jobTimeline(lane: Self.immediateLane)
+        // A fire a timeline records carries its stamp: the one check for it here. Nothing of the
+        // timeline lives across the plain path, which is the one without timelines.
+        let isRecorded = inline.header.fireStamp != 0
         withUnsafePointer(to: inline.header) { header in
-            _ = deliver(
-                header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
-                budget: &unlimited, timeline: timeline)
+            if isRecorded, let timeline = jobTimeline(lane: Self.immediateLane) {
+                _ = deliverRecording(
+                    header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
+                    budget: &unlimited, timeline: timeline)
+            } else {
+                _ = deliver(
+                    header, payload: inline.payload, from: 0, lane: Self.immediateLane, cursor: immediateCursor,
+                    budget: &unlimited, timeline: nil)
+            }
         }
         guard let next = finishAndTakeNext(lane: Self.immediateLane, delivered: 1, recycling: nil, job: nil)
         else { return }
@@ -451,7 +458,8 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         // The timeline of this thread's own fire: at the moment recording starts or stops, the
         // deliveries of the other fires drained here may be left out, never misattributed.
         drain(
-            from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job, timeline: timeline)
+            from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job,
+            timeline: isRecorded ? jobTimeline(lane: Self.immediateLane) : nil)
     }
 
     /// Schedules a job on the global executor that continues the immediate lane: once a firing
@@ -666,7 +674,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let bucket = header.pointee.bucket.takeUnretainedValue()
         if header.pointee.isReplay {
             guard let target = replayTarget(of: header) else { return nil }
-            DeliveryPass.call(target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: nil) {
+            DeliveryPass.call(target, payload: payload, bucket: bucket, cursor: cursor, timeline: nil) {
                 actOnRequests(lane: lane)
             }
             // A replay is not named if slow: the next jobs time each callback alone instead.
@@ -696,9 +704,9 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         let bucket = header.pointee.bucket.takeUnretainedValue()
         if header.pointee.isReplay {
             guard let target = replayTarget(of: header) else { return nil }
-            DeliveryPass.call(
-                target.entry, site: target.site, payload: payload, bucket: bucket, cursor: cursor, timeline: timeline
-            ) { actOnRequests(lane: lane) }
+            DeliveryPass.call(target, payload: payload, bucket: bucket, cursor: cursor, timeline: timeline) {
+                actOnRequests(lane: lane)
+            }
             _ = budget.spend()
             return nil
         }
@@ -710,14 +718,12 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
         }
     }
 
-    /// The live entry a replay is owed to, and its site; `nil` once its subscription ended.
-    private func replayTarget(
-        of header: UnsafePointer<DeliveryHeader>
-    ) -> (entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? {
+    /// The live entry a replay is owed to; `nil` once its subscription ended.
+    private func replayTarget(of header: UnsafePointer<DeliveryHeader>) -> UnsafeMutablePointer<ListenerEntry>? {
         state.withLock { state in
             let token = EventSubscription(
                 busID: busID, listenerID: header.pointee.targetID, slot: header.pointee.targetSlot, issuer: nil)
-            return state.registry.entry(of: token).map { ($0.entry, $0.site) }
+            return state.registry.entry(of: token)?.entry
         }
     }
 

@@ -122,21 +122,21 @@ struct DeliveryBudget {
     ///
     /// - Parameters:
     ///   - event: The callback's event, named if it was slow.
-    ///   - site: The callback's site index, read only if it was slow.
+    ///   - entry: The callback's entry, whose site is read only if it was slow.
     /// - Returns: Whether the budget is now spent.
     @inline(__always)
-    mutating func spend(event: Int = -1, site: UnsafePointer<UInt32>? = nil) -> Bool {
+    mutating func spend(event: Int = -1, entry: UnsafeMutablePointer<ListenerEntry>? = nil) -> Bool {
         countdown &-= 1
-        return countdown == 0 && check(event: event, site: site)
+        return countdown == 0 && check(event: event, entry: entry)
     }
 
     /// Reads the clock at the end of a span: notes a slow callback; the budget is spent once its
     /// time has passed; otherwise the next span's length follows the time this one took.
     @inline(never)
-    private mutating func check(event: Int, site: UnsafePointer<UInt32>?) -> Bool {
+    private mutating func check(event: Int, entry: UnsafeMutablePointer<ListenerEntry>?) -> Bool {
         let now = readClock()
         let elapsed = now &- lastCheck
-        if elapsed >= slowNanoseconds { noteSlowSpan(elapsed, event: event, site: site) }
+        if elapsed >= slowNanoseconds { noteSlowSpan(elapsed, event: event, entry: entry) }
         if now >= deadline {
             isSpent = true
             return true
@@ -178,12 +178,14 @@ struct DeliveryBudget {
 
     /// A span that ran past the slow threshold: named if it was one callback, else the lane's next
     /// job times each callback alone.
-    private mutating func noteSlowSpan(_ elapsed: UInt64, event: Int, site: UnsafePointer<UInt32>?) {
-        guard spacing == 1, let site else {
+    private mutating func noteSlowSpan(_ elapsed: UInt64, event: Int, entry: UnsafeMutablePointer<ListenerEntry>?) {
+        guard spacing == 1, let entry else {
             hasUnnamedSlowCall = true
             return
         }
-        if slowCall == nil { slowCall = SlowCall(event: event, site: site.pointee, nanoseconds: elapsed) }
+        if slowCall == nil {
+            slowCall = SlowCall(event: event, site: ListenerEntry.site(of: entry), nanoseconds: elapsed)
+        }
     }
 
     @inline(__always)

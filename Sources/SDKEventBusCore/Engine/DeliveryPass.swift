@@ -29,7 +29,7 @@ enum DeliveryPass {
         if cursor.enter(bucket.number) { onRequest() }
         var stop: UInt64?
         let event = bucket.event
-        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, sites, count in
+        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, count in
             for index in 0..<count {
                 let entry = entries + index
                 let id = entry.pointee.id
@@ -40,7 +40,7 @@ enum DeliveryPass {
                 guard ListenerEntry.isLive(entry) else { continue }
                 entry.pointee.callback.function(payload)
                 if cursor.hasRequests { onRequest() }
-                if budget.spend(event: event, site: sites + index) {
+                if budget.spend(event: event, entry: entry) {
                     stop = id + 1
                     return false
                 }
@@ -52,7 +52,7 @@ enum DeliveryPass {
     }
 
     /// The pass while a timeline records: the same loop, each call going through
-    /// ``record(_:fire:entry:site:payload:bucket:)``, which times it and tells the timeline.
+    /// ``record(_:fire:entry:payload:bucket:)``, which times it and tells the timeline.
     @inline(never)
     static func runRecording(
         payload: UnsafeRawPointer,
@@ -65,41 +65,20 @@ enum DeliveryPass {
         fire: UInt64,
         onRequest: () -> Void
     ) -> UInt64? {
-        pass(
-            payload: payload, bucket: bucket, mark: mark, from: resumeID, cursor: cursor, budget: &budget,
-            onRequest: onRequest
-        ) { entry, site in
-            record(timeline, fire: fire, entry: entry, site: site.pointee, payload: payload, bucket: bucket)
-        }
-    }
-
-    /// The loop of a recording pass, with `call` calling each listener.
-    @inline(__always)
-    private static func pass(
-        payload: UnsafeRawPointer,
-        bucket: ListenerBucket,
-        mark: UInt64,
-        from resumeID: UInt64,
-        cursor: PassCursor,
-        budget: inout DeliveryBudget,
-        onRequest: () -> Void,
-        call: (UnsafeMutablePointer<ListenerEntry>, UnsafePointer<UInt32>) -> Void
-    ) -> UInt64? {
         if cursor.enter(bucket.number) { onRequest() }
         var stop: UInt64?
         let event = bucket.event
-        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, sites, count in
+        bucket.forEachChunk(upTo: bucket.publishedCount) { entries, count in
             for index in 0..<count {
                 let entry = entries + index
                 let id = entry.pointee.id
-                // Listeners are in subscription order: stop at the first one subscribed after the fire.
                 guard id < mark else { return false }
                 guard id >= resumeID else { continue }
                 cursor.move(to: id)
                 guard ListenerEntry.isLive(entry) else { continue }
-                call(entry, sites + index)
+                record(timeline, fire: fire, entry: entry, payload: payload, bucket: bucket)
                 if cursor.hasRequests { onRequest() }
-                if budget.spend(event: event, site: sites + index) {
+                if budget.spend(event: event, entry: entry) {
                     stop = id + 1
                     return false
                 }
@@ -113,7 +92,6 @@ enum DeliveryPass {
     /// Calls one listener, for a replay owed to it.
     static func call(
         _ entry: UnsafeMutablePointer<ListenerEntry>,
-        site: UInt32,
         payload: UnsafeRawPointer,
         bucket: ListenerBucket,
         cursor: PassCursor,
@@ -124,7 +102,7 @@ enum DeliveryPass {
         cursor.move(to: entry.pointee.id)
         if ListenerEntry.isLive(entry) {
             if let timeline {
-                record(timeline, fire: 0, entry: entry, site: site, payload: payload, bucket: bucket)
+                record(timeline, fire: 0, entry: entry, payload: payload, bucket: bucket)
             } else {
                 entry.pointee.callback.function(payload)
             }
@@ -139,7 +117,6 @@ enum DeliveryPass {
         _ timeline: BusStorage.JobTimeline,
         fire: UInt64,
         entry: UnsafeMutablePointer<ListenerEntry>,
-        site: UInt32,
         payload: UnsafeRawPointer,
         bucket: ListenerBucket
     ) {
@@ -149,7 +126,7 @@ enum DeliveryPass {
         entry.pointee.callback.function(payload)
         let end = MonotonicClock.nanoseconds
         sink.delivered(
-            (fire, bucket.event, bucket.lane, timeline.laneName, entry.pointee.id, site), start: start, end: end,
-            token: token)
+            (fire, bucket.event, bucket.lane, timeline.laneName, entry.pointee.id, ListenerEntry.site(of: entry)),
+            start: start, end: end, token: token)
     }
 }

@@ -8,11 +8,8 @@ internal import _SDKEventBusAtomics
 /// until the bucket is compacted, which only happens while no pass of its lane runs. A bucket left
 /// without entries frees its chunks.
 ///
-/// Each chunk keeps, after its entries, the site index of each (4 bytes: see
-/// ``SubscriptionSites``), read only when a timeline records or a slow listener is named.
-///
-/// A pass reads ``publishedCount``, the chunk table, the entries and their sites without the lock;
-/// everything else is guarded by the bus's lock.
+/// A pass reads ``publishedCount``, the chunk table and the entries without the lock; everything
+/// else is guarded by the bus's lock.
 final class ListenerBucket: @unchecked Sendable {
     // @unchecked: mutated only under the bus's lock; passes read only what the type comment names,
     // which is written before it is published (the count, with release ordering) and not moved
@@ -101,49 +98,19 @@ final class ListenerBucket: @unchecked Sendable {
         return chunks[chunk].unsafelyUnwrapped + offset
     }
 
-    /// Calls `body` with each chunk's entries in order, up to `end` entries, and their site
-    /// indexes, until it returns false.
+    /// Calls `body` with each chunk's entries in order, up to `end` entries, until it returns false.
     ///
     /// For passes: reads the chunk table without the lock.
     @inline(__always)
-    func forEachChunk(
-        upTo end: Int, _ body: (UnsafeMutablePointer<ListenerEntry>, UnsafeMutablePointer<UInt32>, Int) -> Bool
-    ) {
+    func forEachChunk(upTo end: Int, _ body: (UnsafeMutablePointer<ListenerEntry>, Int) -> Bool) {
         var chunk = 0
         var start = 0
         while start < end {
             let capacity = Self.chunkCapacity(chunk)
-            let entries = chunks[chunk].unsafelyUnwrapped
-            guard body(entries, Self.sites(of: entries, capacity: capacity), min(capacity, end - start)) else { return }
+            guard body(chunks[chunk].unsafelyUnwrapped, min(capacity, end - start)) else { return }
             start += capacity
             chunk += 1
         }
-    }
-
-    /// The site indexes of a chunk's entries: after its `capacity` entries.
-    @inline(__always)
-    static func sites(of entries: UnsafeMutablePointer<ListenerEntry>, capacity: Int) -> UnsafeMutablePointer<UInt32> {
-        // Int's own `*`: the generic `&*` of FixedWidthInteger resolves above the platform floors.
-        (UnsafeMutableRawPointer(entries) + capacity * MemoryLayout<ListenerEntry>.stride)
-            .assumingMemoryBound(to: UInt32.self)
-    }
-
-    /// The site index of the entry at `position`, which must be below the published count.
-    @inline(__always)
-    func site(at position: Int) -> UInt32 {
-        let (chunk, offset) = Self.locate(position)
-        return Self.sites(of: chunks[chunk].unsafelyUnwrapped, capacity: Self.chunkCapacity(chunk))[offset]
-    }
-
-    /// A chunk's memory: its entries, then their site indexes.
-    private static func allocateChunk(_ chunk: Int) -> UnsafeMutablePointer<ListenerEntry> {
-        let capacity = chunkCapacity(chunk)
-        let memory = UnsafeMutableRawPointer.allocate(
-            byteCount: capacity * (MemoryLayout<ListenerEntry>.stride + MemoryLayout<UInt32>.stride),
-            alignment: MemoryLayout<ListenerEntry>.alignment)
-        let entries = memory.bindMemory(to: ListenerEntry.self, capacity: capacity)
-        (memory + capacity * MemoryLayout<ListenerEntry>.stride).bindMemory(to: UInt32.self, capacity: capacity)
-        return entries
     }
 
     /// How many entries the allocated chunks hold room for: the memory the bucket keeps.
@@ -160,16 +127,16 @@ final class ListenerBucket: @unchecked Sendable {
     /// Appends a live entry and publishes it.
     ///
     /// - Returns: Its position.
+    ///
+    /// - Parameter site: Where it was made (``SubscriptionSites``), kept in its state word.
     func append(id: UInt64, slot: Int32, site: UInt32, callback: consuming ErasedCallback) -> Int {
         let position = count
         let (chunk, offset) = Self.locate(position)
         if offset == 0, chunks[chunk] == nil {
-            chunks[chunk] = Self.allocateChunk(chunk)
+            chunks[chunk] = .allocate(capacity: Self.chunkCapacity(chunk))
         }
-        let entries = chunks[chunk].unsafelyUnwrapped
-        Self.sites(of: entries, capacity: Self.chunkCapacity(chunk))[offset] = site
-        (entries + offset).initialize(
-            to: ListenerEntry(id: id, state: ListenerEntry.live, slot: slot, callback: callback))
+        (chunks[chunk].unsafelyUnwrapped + offset).initialize(
+            to: ListenerEntry(id: id, state: ListenerEntry.liveState(site: site), slot: slot, callback: callback))
         count += 1
         liveCount += 1
         sdk_event_bus_store_release_64(published, UInt64(count))
@@ -201,7 +168,7 @@ final class ListenerBucket: @unchecked Sendable {
     ///
     /// Only while no pass of this bucket's lane runs, and after their callbacks were taken.
     func trimTrailingHoles() {
-        while count > 0, entry(at: count - 1).pointee.state == ListenerEntry.ended {
+        while count > 0, entry(at: count - 1).pointee.hasEnded {
             entry(at: count - 1).deinitialize(count: 1)
             count -= 1
         }
@@ -221,14 +188,17 @@ final class ListenerBucket: @unchecked Sendable {
             removeAll()
             return
         }
-        var live: [(entry: ListenerEntry, site: UInt32)] = []
+        var live: [ListenerEntry] = []
         live.reserveCapacity(liveCount)
-        for position in 0..<count where entry(at: position).pointee.state == ListenerEntry.live {
-            live.append((entry(at: position).pointee, site(at: position)))
+        forEachChunk(upTo: count) { entries, entryCount in
+            for index in 0..<entryCount where !entries[index].hasEnded {
+                live.append(entries[index])
+            }
+            return true
         }
         removeAll()
-        for (entry, site) in live {
-            moved(entry.slot, append(id: entry.id, slot: entry.slot, site: site, callback: entry.callback))
+        for entry in live {
+            moved(entry.slot, append(id: entry.id, slot: entry.slot, site: entry.site, callback: entry.callback))
         }
     }
 
@@ -238,7 +208,7 @@ final class ListenerBucket: @unchecked Sendable {
         var start = 0
         while let entries = chunks[chunk] {
             entries.deinitialize(count: max(0, min(Self.chunkCapacity(chunk), count - start)))
-            UnsafeMutableRawPointer(entries).deallocate()
+            entries.deallocate()
             chunks[chunk] = nil
             start += Self.chunkCapacity(chunk)
             chunk += 1

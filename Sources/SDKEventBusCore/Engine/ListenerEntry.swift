@@ -4,19 +4,38 @@ internal import _SDKEventBusAtomics
 ///
 /// A pass reads `id` and `callback` without the lock. Both are written once, before the entry is
 /// published, and `callback` again only when it is released, which never happens while a pass may
-/// read it. `state` is the one field written while passes run, and it is atomic.
+/// read it. `state` is the one field written while passes run, and it is atomic. Its low bit says
+/// whether the subscription ended; the rest is where it was made, its index in the bus's
+/// ``SubscriptionSites`` (0 for unknown), written with it: a slow listener is named from the entry
+/// alone, and the entry keeps its 32 bytes.
 struct ListenerEntry {
     /// The subscription's rank in its bus's subscription order; never reused.
     let id: UInt64
-    /// ``live`` until the subscription ends; read and written atomically.
+    /// The site, shifted left by one, and ``ended`` once the subscription ends; read and written
+    /// atomically.
     var state: UInt32
     /// The subscription's row in the registry's slot table.
     var slot: Int32
     /// The subscriber's callback; ``ErasedCallback/released`` once released.
     var callback: ErasedCallback
 
-    static let live: UInt32 = 0
+    /// The bit of ``state`` set once the subscription ends.
     static let ended: UInt32 = 1
+
+    /// The state of a live subscription made at `site`: sites past 31 bits are unknown (0).
+    static func liveState(site: UInt32) -> UInt32 { site < 1 << 31 ? site << 1 : 0 }
+
+    /// Whether the subscription ended; for the lock holder, or a copy.
+    var hasEnded: Bool { state & Self.ended != 0 }
+
+    /// Where the subscription was made, its index in the bus's ``SubscriptionSites``; for the
+    /// lock holder, or a copy.
+    var site: UInt32 { state >> 1 }
+
+    /// Where the subscription of `entry` was made, read while passes may run.
+    static func site(of entry: UnsafeMutablePointer<ListenerEntry>) -> UInt32 {
+        sdk_event_bus_load_acquire_32(&entry.pointee.state) >> 1
+    }
 
     /// Whether the subscription is live, with acquire ordering: a pass reads it before each call.
     ///
@@ -25,7 +44,7 @@ struct ListenerEntry {
     /// `swift_once` check cost 7% of a delivery pass.
     @inline(__always)
     static func isLive(_ entry: UnsafeMutablePointer<ListenerEntry>) -> Bool {
-        sdk_event_bus_load_acquire_32(&entry.pointee.state) == live
+        sdk_event_bus_load_acquire_32(&entry.pointee.state) & ended == 0
     }
 
     /// The address of `entry`'s callback, reached without a formal access to the entry.
@@ -42,6 +61,6 @@ struct ListenerEntry {
 
     /// Ends the subscription, with release ordering; the caller holds the bus's lock.
     static func markEnded(_ entry: UnsafeMutablePointer<ListenerEntry>) {
-        sdk_event_bus_store_release_32(&entry.pointee.state, ended)
+        sdk_event_bus_store_release_32(&entry.pointee.state, entry.pointee.state | ended)
     }
 }

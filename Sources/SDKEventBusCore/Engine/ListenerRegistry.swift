@@ -240,12 +240,10 @@ struct ListenerRegistry {
     }
 
     /// The live entry `token` names, for a replay owed to it.
-    func entry(
-        of token: EventSubscription
-    ) -> (bucket: ListenerBucket, entry: UnsafeMutablePointer<ListenerEntry>, site: UInt32)? {
+    func entry(of token: EventSubscription) -> (bucket: ListenerBucket, entry: UnsafeMutablePointer<ListenerEntry>)? {
         guard let slot = liveSlot(of: token) else { return nil }
         let bucket = buckets[Int(slot.bucket)]
-        return (bucket, bucket.entry(at: Int(slot.position)), bucket.site(at: Int(slot.position)))
+        return (bucket, bucket.entry(at: Int(slot.position)))
     }
 
     // MARK: Handles
@@ -406,7 +404,7 @@ struct ListenerRegistry {
             let bucket = buckets[number]
             for position in 0..<bucket.count {
                 let entry = bucket.entry(at: position)
-                if entry.pointee.state == ListenerEntry.live { ended.append(end(slot: entry.pointee.slot)) }
+                if !entry.pointee.hasEnded { ended.append(end(slot: entry.pointee.slot)) }
             }
         }
         return ended

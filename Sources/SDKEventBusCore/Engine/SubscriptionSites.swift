@@ -1,6 +1,6 @@
-/// Where each subscription of a bus was made (the file and line of its `on`), interned: a bucket
-/// keeps 4 bytes per entry, the index of its site here, and 0 for a subscription made through an
-/// entry that passes none (a binary built against 1.0.0, the app buses).
+/// Where each subscription of a bus was made (the file and line of its `on`), interned: an entry
+/// keeps the index of its site here in its state word (``ListenerEntry``), and 0 for a subscription
+/// made through an entry that passes none (a binary built against 1.0.0, `once`, the app buses).
 ///
 /// Plain state, guarded by the bus's lock. It only grows, so an index read from an entry without
 /// the lock stays valid: each distinct `(file, line)` of a bus is one row, however many
@@ -16,7 +16,7 @@ struct SubscriptionSites {
     /// 1.0.0 entries pass) or not a pointer.
     @inline(__always)
     mutating func index(of file: StaticString, line: UInt) -> UInt32 {
-        guard file.hasPointerRepresentation, file.utf8CodeUnitCount > 0 else { return 0 }
+        guard file.hasPointerRepresentation else { return 0 }
         let pointer = UInt(bitPattern: file.utf8Start)
         if pointer == last.file, line == last.line { return last.index }
         return intern(file, line: line)
@@ -24,6 +24,8 @@ struct SubscriptionSites {
 
     @inline(never)
     private mutating func intern(_ file: StaticString, line: UInt) -> UInt32 {
+        // Past 2^31 sites, which no bus has, a site is not kept: the entry's state word holds 31 bits.
+        guard file.utf8CodeUnitCount > 0, rows.count < 1 << 32 else { return 0 }
         let pointer = UInt(bitPattern: file.utf8Start)
         var index = 0
         while index < rows.count, rows[index] != pointer || rows[index + 1] != line { index += 2 }

@@ -85,6 +85,28 @@ import Testing
         #expect(reports.slowListeners.map(\.line) == [line])
     }
 
+    @MainActor
+    @Test func aSlowListenerIsNamedByItsOwnOnAfterItsBucketWasCompacted() async {
+        let (bus, emitter, clock, reports) = Self.makeBus()
+        var ended: [EventSubscription] = []
+        for _ in 0..<40 { ended.append(bus.on(.apiQueueReleased) { _ in clock.advance(by: Self.cheap) }) }
+        let line = #line + 1
+        let slow = bus.on(.apiQueueReleased) { _ in clock.advance(by: Self.hitch) }
+        bus.on(.apiQueueReleased) { _ in clock.advance(by: Self.cheap) }
+
+        // Ending the first 40 leaves holes before two live entries: once they are more than half of
+        // the bucket's 42 entries, it is compacted, and the slow listener's entry moves, with its
+        // site, towards the front.
+        for subscription in ended { await bus.off(subscription) }
+        let entries = bus.storage.state.withLock { $0.registry.entry(of: slow)?.bucket.count } ?? 0
+        #expect(entries < 42, "compacted")
+
+        emitter.fire(SamplePayloads.all[2])
+        await bus.flush()
+        #expect(reports.slowListeners.map(\.line) == [line], "\(reports.all)")
+        #expect(reports.slowListeners.first?.file == "SDKEventBusTests/SlowListenerTests.swift")
+    }
+
     @Test func anImmediateListenerIsNeverReportedAsASlowMainActorListener() async {
         let (bus, emitter, clock, reports) = Self.makeBus()
         bus.on(.apiQueueReleased, delivery: .immediate) { _ in _ = clock.advance(by: Self.hitch) }
