@@ -2,8 +2,9 @@
 /// takes besides fires and deliveries, and the report of a main-actor callback that ran too long.
 ///
 /// Nothing here is on the fire → delivery path while no timeline records: the path checks once
-/// per fire (``BusStorage/State/route(_:event:work:)``) and once per pass over a bucket
-/// (``DeliveryPass``), and a job reports slow callbacks only when its budget found one.
+/// per fire (``BusStorage/State/route(_:event:work:)``) and once per delivery of a fire or replay
+/// (`BusStorage.deliver`, which hands a recorded one to `deliverRecording`), and a job reports
+/// slow callbacks only when its budget found one.
 extension BusStorage {
     /// The timeline a delivery job tells, with its lane's name: read once per job, under the lock
     /// the job takes anyway.

@@ -76,12 +76,12 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     ///   - replayLatest: Whether to replay the latest payload of a ``ReplayRule/latestOnRequest`` event.
     ///   - file: The file of the `on` that subscribes (`#fileID`), if known.
     ///   - line: Its line.
-    ///   - makeCallback: Makes the callback, given the subscription's own token.
     ///   - unspecialized: Leave the default. The function is generic in name only, so that the
     ///     optimizer does not copy it (1.6 KB, of the core's 120) for the one closure literal passed
     ///     to it, in ``subscribe(event:lane:replayLatest:file:line:callback:)``: it copies a function
     ///     per closure literal, but not through a generic call it may not specialize. Nothing is
     ///     dispatched through `Unspecialized`.
+    ///   - makeCallback: Makes the callback, given the subscription's own token.
     /// - Returns: The token. On a shut-down bus it is inert and the end hook has already run.
     @_semantics("optimize.sil.specialize.generic.never")
     package func subscribe<Unspecialized>(
@@ -129,7 +129,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// Subscribes a callback that does not need its own subscription; see
-    /// ``subscribe(event:lane:lifetime:replayLatest:file:line:makeCallback:)``.
+    /// ``subscribe(event:lane:lifetime:replayLatest:file:line:unspecialized:makeCallback:)``.
     func subscribe(
         event: Int,
         lane selector: LaneSelector,
@@ -146,7 +146,7 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
     }
 
     /// Subscribes to the event `key`, added on first use; see
-    /// ``subscribe(event:lane:lifetime:replayLatest:makeCallback:)``.
+    /// ``subscribe(event:lane:lifetime:replayLatest:file:line:unspecialized:makeCallback:)``.
     package func subscribe(
         key: ObjectIdentifier,
         lane: LaneSelector,
@@ -455,8 +455,10 @@ package final class BusStorage: SubscriptionIssuer, @unchecked Sendable {
             yieldJob(lane: Self.immediateLane, holding: batch, job: job)
             return
         }
-        // The timeline of this thread's own fire: at the moment recording starts or stops, the
-        // deliveries of the other fires drained here may be left out, never misattributed.
+        // Recorded when this thread's own fire was, with the timeline installed now (looked up
+        // again, so that the plain path carries none): at the moment recording starts or stops,
+        // the deliveries of the other fires drained here may be left out, or go to the timeline
+        // started since, which shows them without their fires.
         drain(
             from: batch, lane: Self.immediateLane, cursor: immediateCursor, limit: limit, job: job,
             timeline: isRecorded ? jobTimeline(lane: Self.immediateLane) : nil)

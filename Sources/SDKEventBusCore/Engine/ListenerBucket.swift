@@ -126,9 +126,12 @@ final class ListenerBucket: @unchecked Sendable {
 
     /// Appends a live entry and publishes it.
     ///
+    /// - Parameters:
+    ///   - id: The subscription's rank.
+    ///   - slot: Its row in the registry's slot table.
+    ///   - site: Where it was made (``SubscriptionSites``), kept in its state word.
+    ///   - callback: The subscriber's callback.
     /// - Returns: Its position.
-    ///
-    /// - Parameter site: Where it was made (``SubscriptionSites``), kept in its state word.
     func append(id: UInt64, slot: Int32, site: UInt32, callback: consuming ErasedCallback) -> Int {
         let position = count
         let (chunk, offset) = Self.locate(position)

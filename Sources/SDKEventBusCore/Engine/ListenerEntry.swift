@@ -61,6 +61,8 @@ struct ListenerEntry {
 
     /// Ends the subscription, with release ordering; the caller holds the bus's lock.
     static func markEnded(_ entry: UnsafeMutablePointer<ListenerEntry>) {
-        sdk_event_bus_store_release_32(&entry.pointee.state, entry.pointee.state | ended)
+        // Only the lock holder writes the state: its own read needs no ordering.
+        let current = entry.pointee.state
+        sdk_event_bus_store_release_32(&entry.pointee.state, current | ended)
     }
 }

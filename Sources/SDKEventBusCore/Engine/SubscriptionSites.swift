@@ -24,8 +24,9 @@ struct SubscriptionSites {
 
     @inline(never)
     private mutating func intern(_ file: StaticString, line: UInt) -> UInt32 {
-        // Past 2^31 sites, which no bus has, a site is not kept: the entry's state word holds 31 bits.
-        guard file.utf8CodeUnitCount > 0, rows.count < 1 << 32 else { return 0 }
+        // Past 2^31 - 1 sites, which no bus has, a site is not kept: the entry's state word holds 31
+        // bits. (Counted so on 32-bit platforms too, where `1 << 32` is 0.)
+        guard file.utf8CodeUnitCount > 0, rows.count / 2 < Int(Int32.max) - 1 else { return 0 }
         let pointer = UInt(bitPattern: file.utf8Start)
         var index = 0
         while index < rows.count, rows[index] != pointer || rows[index + 1] != line { index += 2 }

@@ -107,6 +107,38 @@ import Testing
         #expect(reports.slowListeners.first?.file == "SDKEventBusTests/SlowListenerTests.swift")
     }
 
+    @MainActor
+    @Test func aSlowListenerThatEndsItsOwnSubscriptionIsStillNamed() async {
+        let (bus, emitter, clock, reports) = Self.makeBus()
+        let own = LockedValue<EventSubscription?>(nil)
+        let line = #line + 1
+        let subscription = bus.on(.apiQueueReleased) { _ in
+            clock.advance(by: Self.hitch)
+            own.withLock { $0 }?.cancel()
+        }
+        own.withLock { $0 = subscription }
+
+        emitter.fire(SamplePayloads.all[2])
+        await bus.flush()
+        #expect(reports.slowListeners.map(\.line) == [line], "\(reports.all)")
+        #expect(bus.listenerCount(for: .apiQueueReleased) == 0)
+    }
+
+    @MainActor
+    @Test func aListenerInThePlaceOfAnEndedOneIsNamedByItsOwnOn() async {
+        let (bus, emitter, clock, reports) = Self.makeBus()
+        bus.on(.apiQueueReleased) { _ in clock.advance(by: Self.cheap) }
+        let ended = bus.on(.apiQueueReleased) { _ in clock.advance(by: Self.hitch) }
+        // The ended entry is the bucket's last: it is trimmed, and the next one takes its place.
+        await bus.off(ended)
+        let line = #line + 1
+        bus.on(.apiQueueReleased) { _ in clock.advance(by: Self.hitch) }
+
+        emitter.fire(SamplePayloads.all[2])
+        await bus.flush()
+        #expect(reports.slowListeners.map(\.line) == [line], "\(reports.all)")
+    }
+
     @Test func anImmediateListenerIsNeverReportedAsASlowMainActorListener() async {
         let (bus, emitter, clock, reports) = Self.makeBus()
         bus.on(.apiQueueReleased, delivery: .immediate) { _ in _ = clock.advance(by: Self.hitch) }
