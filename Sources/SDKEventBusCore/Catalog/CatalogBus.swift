@@ -223,7 +223,7 @@ extension CatalogBus {
     }
 
     /// Subscribes a main-actor callback made at `file` and `line`: the entry of the main-actor `on`
-    /// since 1.1.0, which names where it was called.
+    /// since 1.2.0, which names where it was called.
     @usableFromInline
     nonisolated func subscribe(
         _ event: Catalog,
@@ -239,7 +239,7 @@ extension CatalogBus {
     }
 
     /// Subscribes an immediate callback made at `file` and `line`: the entry of the immediate `on`
-    /// since 1.1.0.
+    /// since 1.2.0.
     @usableFromInline
     nonisolated func subscribe(
         _ event: Catalog,
