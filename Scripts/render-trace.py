@@ -16,7 +16,8 @@ number says nothing to a reader), fire and flow ids renumbered in order, the thr
 from the arguments. Its picture (PICTURE) is rendered from that file, so it is the same on every
 machine. `check-docs` keeps both honest: the fresh trace of the demo (run by CI) must follow the
 format's rules and have the fixture's shape (on each track, the same events in the same order; the
-diagnostics track may have more, as a loaded machine may find another listener slow), and the
+diagnostics track may have more, as a loaded machine may find another listener slow), name the
+same subscription sites (`file:line`, which the guide quotes: those must be among them), and the
 picture rendered from the fixture must be the committed one. When the demo changes, regenerate:
 
     swift run SDKEventBusDemo --trace .build/demo-trace.json
@@ -34,12 +35,14 @@ only.
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "Docs" / "seeing-what-the-bus-did.trace.json"
 PICTURE = ROOT / "Docs" / "seeing-what-the-bus-did.svg"
+GUIDE = ROOT / "Docs" / "SeeingWhatTheBusDid.md"
 PHASES = {"X", "B", "E", "i", "s", "f", "M"}
 HITCH_US = 16_000  # a slice this long is drawn as a hitch: one frame at 60 Hz
 
@@ -283,6 +286,18 @@ def check_docs(fresh_path):
         if have != want:
             print(f"the demo's trace differs from {FIXTURE.name} on the track {track}:\n  demo:    {have}\n  fixture: {want}")
             failed = True
+    # The sites the guide quotes are the sites the demo's trace names: a line added to the demo
+    # moved them once, and only a reader noticed.
+    sites = lambda trace: sorted({event.get("args", {}).get("subscription") for event in trace["traceEvents"]}
+                                 - {None, ""})
+    if sites(normalize(fresh)) != sites(fixture):
+        print(f"the demo's subscriptions are not {FIXTURE.name}'s:\n  demo:    {sites(normalize(fresh))}\n"
+              f"  fixture: {sites(fixture)}")
+        failed = True
+    quoted = set(re.findall(r"SDKEventBusDemo/MockTimeline\.swift:\d+", GUIDE.read_text(encoding="utf-8")))
+    if not quoted <= set(sites(fixture)):
+        print(f"{GUIDE.relative_to(ROOT)} quotes {sorted(quoted - set(sites(fixture)))}, which the demo's trace does not name")
+        failed = True
     picture = render(fixture)
     if PICTURE.read_text(encoding="utf-8") != picture:
         print(f"{PICTURE.relative_to(ROOT)} is not what the fixture renders")

@@ -45,8 +45,9 @@ public struct TimelineRecord: Sendable, Equatable, CustomStringConvertible {
     public var event: String
     /// The lane that delivered (`main actor`, `immediate`, `actor DataManager`); `""` for others.
     public var lane: String
-    /// Where the delivered listener subscribed, as `file:line` (`#fileID`); `""` when unknown (a
-    /// binary built against 1.0.0 subscribed it).
+    /// Where the delivered listener subscribed, as `file:line` (`#fileID`); `""` when unknown: a
+    /// `once`, an owner-bound `on`, a stream, an app bus's listener, or a subscription made by a
+    /// binary built against 1.0.0.
     public var subscription: String
     /// How long a delivery waited between its fire and its call, in seconds; 0 for other records.
     public var waited: TimeInterval
