@@ -76,10 +76,14 @@ import Testing
         let service = rig.service([.config(a), .config(b)])
         let (client, _) = SDKClient.makeClient(configuration: settings(), fetchService: service)
         try await client.ready()
+        // The first fetch's next refresh is reported by the lifecycle's loop once it applied the
+        // configuration, which may be after `ready()` returns: waited for, so that it does not land
+        // between the demand and its fetch (it did, under the thread sanitizer).
+        try await rig.steps.wait { if case .refreshScheduled = $0 { true } else { false } }
         try await client.refreshNow()
         let steps = rig.steps.steps.map(\.description)
         let demand = try #require(steps.firstIndex(of: "refresh requested (on demand)"))
-        #expect(steps[demand + 1] == "fetch started")
+        #expect(steps[demand + 1] == "fetch started", "\(steps)")
     }
 
     // MARK: A configuration's age counts from when it was fetched, whoever set it
