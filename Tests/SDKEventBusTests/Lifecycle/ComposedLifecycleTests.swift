@@ -33,6 +33,12 @@ import Testing
         let service = rig.service([.config(a), .failure(offline)], afterScript: .failure(offline))
         let (client, _) = SDKClient.makeClient(configuration: settings(timeToLive: 0.2), fetchService: service)
         try await client.ready()
+        // The first fetch ends, for the lifecycle, when its loop has applied the configuration and
+        // scheduled the next refresh, which may be after `ready()` returns. Waited for: a fetch that
+        // ended after the clock moved would count the 100 ms between fetches from then, and the
+        // stale read's request would wait on a timer this test never advances (it did, under the
+        // thread sanitizer).
+        try await rig.steps.wait { if case .refreshScheduled = $0 { true } else { false } }
         client.handle(.lowPowerModeChanged(isEnabled: true))
         rig.clock.advance(by: 0.3)
         #expect(client.config == a, "stale: the first read requests a refresh, which low power mode holds")
