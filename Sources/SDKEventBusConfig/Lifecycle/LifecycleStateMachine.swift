@@ -187,8 +187,10 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
     private(set) var request: LifecycleDiagnostic.RefreshReason?
     /// The held fetch was reported (``LifecycleDiagnostic/refreshHeld``) and waits for the pause to end.
     private var isHeldReported = false
-    /// When the last fetch ended.
+    /// When the last fetch ended: when its configuration arrived, for one that brought one.
     private var lastFetchEnd: Nanoseconds?
+    /// When the configuration of the fetch being applied arrived.
+    private var arrival: Nanoseconds?
     /// When the configuration in effect was fetched.
     private(set) var configTime = ConfigTime.none
     /// The timer's generation, and its deadline while armed.
@@ -307,6 +309,7 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
         guard case .inFlight(let number) = fetch else { return }
         fetch = .applying(number)
         configTime = .known(age: 0, at: now)
+        arrival = now
     }
 
     /// The fetch succeeded and the store took what it took: schedules the next refresh and resumes
@@ -530,7 +533,11 @@ struct LifecycleStateMachine<LoopWaiter, RefreshWaiter> {
             return nil
         case .inFlight(let number), .applying(let number):
             fetch = .none
-            lastFetchEnd = now
+            // The spacing between fetches counts from the configuration's arrival, as its age
+            // does: applying and caching it take what they take, and `ready()` callers resume
+            // meanwhile (a test that moved its clock then saw the next fetch wait on the move).
+            lastFetchEnd = arrival ?? now
+            arrival = nil
             return number
         }
     }

@@ -283,11 +283,27 @@ import Testing
         rig.advance(to: 60.3)
         rig.read()
         #expect(rig.count { if case .refreshRequested(.stale) = $0 { true } else { false } } == 1)
+        #expect(rig.fetches == 2, "not while the fetch is applied")
         rig.perform(rig.machine.fetchSucceeded(.unchanged, now: rig.now))
         rig.park()
-        #expect(rig.fetches == 2, "not while the fetch is applied")
-        rig.advance(to: 60.4)
-        #expect(rig.fetches == 3, "the request, once the floor after that fetch has passed")
+        #expect(
+            rig.fetches == 3,
+            "once that fetch has ended: the 100 ms between fetches count from its configuration's arrival, at 60")
+    }
+
+    @Test func theSpacingBetweenFetchesCountsFromAConfigurationsArrivalNotFromItsApplication() {
+        var rig = readyRig(Machine.Settings(timeToLive: 0.2))
+        rig.advance(to: 60)
+        #expect(rig.didFetch, "the periodic refresh")
+        rig.machine.fetchArrived(now: rig.now)
+        rig.advance(to: 60.2)  // applying and caching it took 200 ms
+        rig.perform(rig.machine.fetchSucceeded(.updated, now: rig.now))
+        rig.park()
+        rig.advance(to: 60.25)
+        rig.read()
+        #expect(
+            rig.fetches == 3,
+            "stale at 60.25, and more than 100 ms after the arrival at 60 (though not after the application): at once")
     }
 
     @Test func aStaleRequestIsHeldByAPauseOnceReady() {
