@@ -110,7 +110,9 @@ traced.on(.bucketing, delivery: .immediate) { _ in }
 tracedEmitter.fire(BucketingPayload(experienceId: "e", variationId: "v", visitorId: "u"))
 traced.timeline.stop()
 let deliveries = traced.timeline.records().filter { $0.kind == .delivery }
-check(deliveries.count == 1 && deliveries[0].subscription.hasSuffix("/main.swift:\(tracedLine)"), "the timeline named the `on`: \(deliveries)")
+check(
+    deliveries.count == 1 && deliveries[0].subscription.hasSuffix("/main.swift:\(tracedLine)"),
+    "the timeline named the `on`: \(deliveries)")
 check(String(decoding: traced.timeline.traceJSON(), as: UTF8.self).contains("\"traceEvents\""), "a trace was written")
 
 if failures.isEmpty {

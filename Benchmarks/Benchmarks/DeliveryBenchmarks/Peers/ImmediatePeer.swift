@@ -1,7 +1,9 @@
 import SDKEventBus
 
-/// This package with immediate delivery (`on(_:delivery: .immediate)`): callbacks run on the firing
-/// thread before `fire` returns, for issue #14. Its peer is "lock + snapshot, inline".
+/// This package with immediate delivery (`on(_:delivery: .immediate)`).
+///
+/// Callbacks run on the firing thread before `fire` returns, for issue #14. Its peer is "lock +
+/// snapshot, inline".
 @MainActor
 final class ImmediatePeer: DeliveryPeer {
     nonisolated static let name = "immediate"

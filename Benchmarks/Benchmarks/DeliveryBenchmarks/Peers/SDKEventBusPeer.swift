@@ -45,7 +45,9 @@ struct SDKEventBusSubscriptionPeer: SubscriptionPeer {
     /// The fires come from this task's thread while the main actor delivers them, so subscribing
     /// meanwhile contends with both.
     ///
-    /// - Parameter started: Called once, after the first burst.
+    /// - Parameters:
+    ///   - burst: How many fires before each flush.
+    ///   - started: Called once, after the first burst.
     /// - Returns: How many fires it made.
     func fireContinuously(burst: Int, started: @Sendable () -> Void) async -> Int {
         var fires = 0
